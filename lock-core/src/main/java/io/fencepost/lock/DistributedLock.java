@@ -1,0 +1,45 @@
+package io.fencepost.lock;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Runs the annotated method (or every public method of the annotated type) while holding a lease on the key.
+ *
+ * <p>Interpreted by the Spring Boot starter; the key is a SpEL expression over the method arguments by name
+ * ({@code "'invoice:' + #id"}), {@code #root.method}, {@code #root.target} and beans ({@code @name}).
+ */
+@Target({ElementType.METHOD, ElementType.TYPE})
+@Retention(RetentionPolicy.RUNTIME)
+@Inherited
+@Documented
+public @interface DistributedLock {
+
+    /** SpEL expression for the key; literals are quoted: {@code "'nightly-report'"}. */
+    String key();
+
+    /** Lease time such as {@code "30s"}, {@code "PT1M"} or {@code "500ms"}; empty = configured default. */
+    String leaseTime() default "";
+
+    /** Wait time for a busy key; empty = configured default. */
+    String waitTime() default "";
+
+    /** What to do when the key stays held. */
+    OnLocked onLocked() default OnLocked.THROW;
+
+    /** Whether the lease is renewed while the method runs. */
+    boolean renew() default true;
+
+    /** How long the key stays locked after acquisition even if the method returns sooner; empty = none. */
+    String minHoldTime() default "";
+
+    /** Bound on renewal; empty = configured default. */
+    String maxHoldTime() default "";
+
+    /** Low-cardinality name for metrics; empty = {@code ClassName.method}. */
+    String name() default "";
+}

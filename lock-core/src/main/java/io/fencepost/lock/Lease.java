@@ -1,0 +1,42 @@
+package io.fencepost.lock;
+
+import java.time.Instant;
+
+/**
+ * A granted lease on one key: proof of exclusive ownership until {@link #expiresAt()}, and the fencing
+ * token that a protected resource uses to reject writes from earlier, stale holders.
+ */
+public interface Lease extends AutoCloseable {
+
+    /** The locked key. */
+    String key();
+
+    /** The token of this grant: strictly greater than the token of every earlier grant of this key. */
+    long fencingToken();
+
+    /** When the lease ends unless renewed, as last confirmed by the store (store clock). */
+    Instant expiresAt();
+
+    /** Whether the lease is still ours: false once released, expired or lost. */
+    boolean isHeld();
+
+    /**
+     * Throws when the lease is no longer held; call it right before a side effect that needs the lock.
+     *
+     * @throws LeaseLostException when {@link #isHeld()} is false
+     */
+    void checkHeld();
+
+    /**
+     * Releases the lease. Idempotent: only the first call on a handle has an effect.
+     *
+     * @return true when this call removed our lease from the store; false when it was already released,
+     *     lost or taken over, or when an outer reentrant hold of the same lease is still open
+     * @throws LockStoreException when the store could not be reached (the lease then expires on its own)
+     */
+    boolean release();
+
+    /** Same as {@link #release()}, but never throws for a store outage: the lease then simply expires. */
+    @Override
+    void close();
+}

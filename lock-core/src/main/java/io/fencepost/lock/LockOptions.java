@@ -1,0 +1,211 @@
+package io.fencepost.lock;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How one lock call behaves: lease time, wait time, renewal and hold bounds. Immutable; validated when built,
+ * so that bad values fail before anything touches the store.
+ */
+public final class LockOptions {
+
+    /** Lease time when none is given. */
+    public static final Duration DEFAULT_LEASE_TIME = Duration.ofSeconds(30);
+
+    /** Wait time when none is given: a single attempt. */
+    public static final Duration DEFAULT_WAIT_TIME = Duration.ZERO;
+
+    /** Minimum hold time when none is given: release frees the key at once. */
+    public static final Duration DEFAULT_MIN_HOLD_TIME = Duration.ZERO;
+
+    /**
+     * Bound on renewal when none is given. A holder that is still running after an hour is more likely stuck
+     * than busy; longer jobs set {@code maxHoldTime} explicitly.
+     */
+    public static final Duration DEFAULT_MAX_HOLD_TIME = Duration.ofHours(1);
+
+    /** Metrics name when none is given. */
+    public static final String DEFAULT_NAME = "default";
+
+    private static final LockOptions DEFAULTS = builder().build();
+
+    private final Duration leaseTime;
+
+    private final Duration waitTime;
+
+    private final boolean renew;
+
+    private final Duration minHoldTime;
+
+    private final Duration maxHoldTime;
+
+    private final String name;
+
+    private LockOptions(Builder builder) {
+        this.leaseTime = builder.leaseTime;
+        this.waitTime = builder.waitTime;
+        this.renew = builder.renew;
+        this.minHoldTime = builder.minHoldTime;
+        this.maxHoldTime = builder.maxHoldTime;
+        this.name = builder.name;
+    }
+
+    /** The defaults: 30s lease, one attempt, renewed up to an hour. */
+    public static LockOptions defaults() {
+        return DEFAULTS;
+    }
+
+    /** Defaults with the given lease time. */
+    public static LockOptions of(Duration leaseTime) {
+        return builder().leaseTime(leaseTime).build();
+    }
+
+    /** A builder starting from the defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder starting from these options. */
+    public Builder toBuilder() {
+        return new Builder()
+                .leaseTime(leaseTime)
+                .waitTime(waitTime)
+                .renew(renew)
+                .minHoldTime(minHoldTime)
+                .maxHoldTime(maxHoldTime)
+                .name(name);
+    }
+
+    /** How long a grant lasts unless renewed; the store's clock decides when it ends. */
+    public Duration leaseTime() {
+        return leaseTime;
+    }
+
+    /** How long to wait for a busy key; zero means one attempt. */
+    public Duration waitTime() {
+        return waitTime;
+    }
+
+    /** Whether the lease is renewed in the background while held. */
+    public boolean renew() {
+        return renew;
+    }
+
+    /** How long the key stays locked after acquisition even when released earlier (ShedLock's lockAtLeastFor). */
+    public Duration minHoldTime() {
+        return minHoldTime;
+    }
+
+    /** Renewal never extends a lease past its acquisition plus this bound. */
+    public Duration maxHoldTime() {
+        return maxHoldTime;
+    }
+
+    /** A low-cardinality name for metrics and logs, never the key itself. */
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof LockOptions other
+                && renew == other.renew
+                && leaseTime.equals(other.leaseTime)
+                && waitTime.equals(other.waitTime)
+                && minHoldTime.equals(other.minHoldTime)
+                && maxHoldTime.equals(other.maxHoldTime)
+                && name.equals(other.name);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(leaseTime, waitTime, renew, minHoldTime, maxHoldTime, name);
+    }
+
+    @Override
+    public String toString() {
+        return "LockOptions[leaseTime=" + leaseTime + ", waitTime=" + waitTime + ", renew=" + renew
+                + ", minHoldTime=" + minHoldTime + ", maxHoldTime=" + maxHoldTime + ", name=" + name + "]";
+    }
+
+    /** Builds {@link LockOptions}; {@link #build()} validates. */
+    public static final class Builder {
+
+        private Duration leaseTime = DEFAULT_LEASE_TIME;
+
+        private Duration waitTime = DEFAULT_WAIT_TIME;
+
+        private boolean renew = true;
+
+        private Duration minHoldTime = DEFAULT_MIN_HOLD_TIME;
+
+        private Duration maxHoldTime = DEFAULT_MAX_HOLD_TIME;
+
+        private String name = DEFAULT_NAME;
+
+        private Builder() {}
+
+        public Builder leaseTime(Duration leaseTime) {
+            this.leaseTime = leaseTime;
+            return this;
+        }
+
+        public Builder waitTime(Duration waitTime) {
+            this.waitTime = waitTime;
+            return this;
+        }
+
+        public Builder renew(boolean renew) {
+            this.renew = renew;
+            return this;
+        }
+
+        public Builder minHoldTime(Duration minHoldTime) {
+            this.minHoldTime = minHoldTime;
+            return this;
+        }
+
+        public Builder maxHoldTime(Duration maxHoldTime) {
+            this.maxHoldTime = maxHoldTime;
+            return this;
+        }
+
+        public Builder name(String name) {
+            this.name = name;
+            return this;
+        }
+
+        /**
+         * Validates and builds.
+         *
+         * @throws IllegalArgumentException naming the bad value and what is allowed
+         */
+        public LockOptions build() {
+            require(leaseTime != null && !leaseTime.isNegative() && !leaseTime.isZero(),
+                    "lease time must be positive, was " + leaseTime);
+            require(leaseTime.toMillis() > 0, "lease time must be at least 1ms, was " + leaseTime);
+            require(waitTime != null && !waitTime.isNegative(),
+                    "wait time must be zero (one attempt) or positive, was " + waitTime);
+            require(minHoldTime != null && !minHoldTime.isNegative(),
+                    "min hold time must be zero or positive, was " + minHoldTime);
+            require(maxHoldTime != null && !maxHoldTime.isNegative() && !maxHoldTime.isZero(),
+                    "max hold time must be positive, was " + maxHoldTime);
+            Duration longestHold = renew ? max(leaseTime, maxHoldTime) : leaseTime;
+            require(minHoldTime.compareTo(longestHold) <= 0,
+                    "min hold time " + minHoldTime + " exceeds the longest possible hold " + longestHold
+                            + " (raise leaseTime" + (renew ? " or maxHoldTime" : "") + ", or lower minHoldTime)");
+            require(name != null && !name.isBlank(), "name must not be blank, was '" + name + "'");
+            return new LockOptions(this);
+        }
+
+        private static Duration max(Duration a, Duration b) {
+            return a.compareTo(b) >= 0 ? a : b;
+        }
+
+        private static void require(boolean condition, String message) {
+            if (!condition) {
+                throw new IllegalArgumentException(message);
+            }
+        }
+    }
+}

@@ -1,0 +1,359 @@
+package io.fencepost.lock.core;
+
+import io.fencepost.lock.Lease;
+import io.fencepost.lock.LeaseInfo;
+import io.fencepost.lock.LockManager;
+import io.fencepost.lock.LockNotAcquiredException;
+import io.fencepost.lock.LockOptions;
+import io.fencepost.lock.LockStoreException;
+import io.fencepost.lock.spi.AcquireResult;
+import io.fencepost.lock.spi.LeaseStore;
+import io.fencepost.lock.spi.LockListener;
+import java.lang.System.Logger.Level;
+import java.net.InetAddress;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The lock engine over any {@link LeaseStore}: validation, waiting with backoff, in-JVM queuing per key,
+ * reentrancy, renewal and lost-lease detection. Store-specific managers (such as the PostgreSQL one) wrap it.
+ */
+public final class DefaultLockManager implements LockManager, AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(DefaultLockManager.class.getName());
+
+    private final LeaseStore store;
+
+    private final String holderName;
+
+    private final Clock clock;
+
+    private final LockListener listener;
+
+    private final long minBackoffNanos;
+
+    private final long maxBackoffNanos;
+
+    private final ConcurrentHashMap<String, KeyGate> gates = new ConcurrentHashMap<>();
+
+    /** The grant this manager holds per key, for reentrancy and local hand-off. */
+    private final ConcurrentHashMap<String, Grant> held = new ConcurrentHashMap<>();
+
+    private final Renewer renewer;
+
+    private DefaultLockManager(Builder builder) {
+        this.store = builder.store;
+        this.holderName = builder.holderName;
+        this.clock = builder.clock;
+        this.listener = builder.listener;
+        this.minBackoffNanos = builder.minBackoff.toNanos();
+        this.maxBackoffNanos = builder.maxBackoff.toNanos();
+        this.renewer = new Renewer(store, this);
+    }
+
+    /** A builder for an engine over {@code store}. */
+    public static Builder builder(LeaseStore store) {
+        return new Builder(store);
+    }
+
+    /** The name this manager writes as the holder of its leases. */
+    public String holderName() {
+        return holderName;
+    }
+
+    @Override
+    public Lease acquire(String key, LockOptions options) {
+        long start = System.nanoTime();
+        return tryAcquire(key, options)
+                .orElseThrow(() -> new LockNotAcquiredException(key, Duration.ofNanos(System.nanoTime() - start)));
+    }
+
+    @Override
+    public Optional<Lease> tryAcquire(String key, LockOptions options) {
+        KeyValidation.requireValidKey(key);
+        Objects.requireNonNull(options, "options must not be null (use LockOptions.defaults())");
+        long start = System.nanoTime();
+
+        Grant mine = held.get(key);
+        if (mine != null && mine.ownerThread == Thread.currentThread()) {
+            if (mine.tryReenter()) {
+                return Optional.of(new LeaseHandle(this, mine));
+            }
+            held.remove(key, mine);
+        }
+
+        KeyGate gate = enterGate(key);
+        try {
+            long deadline = start + options.waitTime().toNanos();
+            if (!gate.awaitTurn(deadline - System.nanoTime())) {
+                return notAcquired(key, options, start);
+            }
+            try {
+                return attemptUntil(key, options, gate, start, deadline);
+            } finally {
+                gate.leaveTurn();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            listener.notAcquired(options.name(), key, Duration.ofNanos(System.nanoTime() - start));
+            throw new LockNotAcquiredException(key, "interrupted while waiting for lock '" + key + "'");
+        } finally {
+            leaveGate(key, gate);
+        }
+    }
+
+    private Optional<Lease> attemptUntil(String key, LockOptions options, KeyGate gate, long start, long deadline)
+            throws InterruptedException {
+        LeaseStore.Subscription subscription = null;
+        try {
+            for (int attempt = 0; ; attempt++) {
+                long knownBusyNanos;
+                Grant local = held.get(key);
+                if (local != null && local.isHeld()) {
+                    // Held by another thread of this manager: its release or loss wakes us, no store call needed.
+                    knownBusyNanos = local.safeDeadlineNanos() - System.nanoTime();
+                } else {
+                    String ownerToken = UUID.randomUUID().toString();
+                    long sent = System.nanoTime();
+                    AcquireResult result = attemptOnce(key, ownerToken, options, start);
+                    if (result instanceof AcquireResult.Granted granted) {
+                        return Optional.of(granted(key, ownerToken, options, granted, sent, start));
+                    }
+                    knownBusyNanos = ((AcquireResult.Busy) result)
+                            .remaining()
+                            .map(d -> d.toNanos() + TimeUnit.MILLISECONDS.toNanos(1))
+                            .orElse(Long.MAX_VALUE);
+                }
+                long remainingWait = deadline - System.nanoTime();
+                if (remainingWait <= 0) {
+                    return notAcquired(key, options, start);
+                }
+                if (subscription == null) {
+                    subscription = store.subscribe(key, gate::wake);
+                }
+                long sleep = Math.min(Math.min(backoff(attempt), Math.max(0, knownBusyNanos)), remainingWait);
+                gate.awaitWakeUp(sleep);
+            }
+        } finally {
+            if (subscription != null) {
+                subscription.close();
+            }
+        }
+    }
+
+    private AcquireResult attemptOnce(String key, String ownerToken, LockOptions options, long start) {
+        try {
+            return store.tryAcquire(key, ownerToken, holderName, options.leaseTime());
+        } catch (LockStoreException e) {
+            listener.acquireFailed(options.name(), key, Duration.ofNanos(System.nanoTime() - start), e);
+            throw e;
+        } catch (RuntimeException e) {
+            LockStoreException failure =
+                    new LockStoreException("could not acquire lock '" + key + "': the lock store failed: " + e, e);
+            listener.acquireFailed(options.name(), key, Duration.ofNanos(System.nanoTime() - start), failure);
+            throw failure;
+        }
+    }
+
+    private Lease granted(
+            String key, String ownerToken, LockOptions options, AcquireResult.Granted granted, long sent, long start) {
+        Grant grant = new Grant(
+                key,
+                ownerToken,
+                granted.fencingToken(),
+                options,
+                granted.acquiredAt(),
+                granted.expiresAt(),
+                sent,
+                clock.instant());
+        held.put(key, grant);
+        if (options.renew()) {
+            renewer.register(grant);
+        }
+        LeaseHandle handle = new LeaseHandle(this, grant);
+        listener.acquired(options.name(), handle, Duration.ofNanos(System.nanoTime() - start));
+        return handle;
+    }
+
+    private Optional<Lease> notAcquired(String key, LockOptions options, long start) {
+        listener.notAcquired(options.name(), key, Duration.ofNanos(System.nanoTime() - start));
+        return Optional.empty();
+    }
+
+    /** Exponential backoff with full jitter between {@code minBackoff} and {@code maxBackoff}. */
+    private long backoff(int attempt) {
+        long ceiling = minBackoffNanos << Math.min(attempt, 20);
+        if (ceiling <= 0 || ceiling > maxBackoffNanos) {
+            ceiling = maxBackoffNanos;
+        }
+        return ThreadLocalRandom.current().nextLong(Math.max(1, ceiling / 2), ceiling + 1);
+    }
+
+    private KeyGate enterGate(String key) {
+        return gates.compute(key, (k, gate) -> {
+            KeyGate g = gate == null ? new KeyGate() : gate;
+            g.users++;
+            return g;
+        });
+    }
+
+    private void leaveGate(String key, KeyGate gate) {
+        gates.computeIfPresent(key, (k, g) -> --g.users == 0 ? null : g);
+    }
+
+    private void wakeWaiters(String key) {
+        KeyGate gate = gates.get(key);
+        if (gate != null) {
+            gate.wake();
+        }
+    }
+
+    /** Ends one hold; the last hold releases the grant in the store. */
+    boolean releaseHold(Grant grant, boolean throwOnStoreFailure) {
+        if (grant.holds.decrementAndGet() > 0) {
+            return false;
+        }
+        boolean wasHeld = grant.markReleased();
+        held.remove(grant.key, grant);
+        renewer.unregister(grant);
+        Duration heldFor = Duration.ofNanos(System.nanoTime() - grant.grantSentNanos);
+        boolean removed = false;
+        try {
+            // Even a lease we declared lost may still be ours in the store; removing it frees the key sooner.
+            removed = store.release(grant.key, grant.ownerToken(), minHoldLeft(grant, heldFor));
+            return removed && (wasHeld || grant.state() == Grant.State.LOST);
+        } catch (RuntimeException e) {
+            if (throwOnStoreFailure) {
+                throw e instanceof LockStoreException ? e : new LockStoreException(
+                        "could not release lock '" + grant.key + "': the lock store failed: " + e, e);
+            }
+            LOG.log(Level.WARNING, "could not release lock ''{0}'' (fencing token {1}); it expires at {2}: {3}",
+                    grant.key, grant.fencingToken, grant.expiresAt(), e.toString());
+            return false;
+        } finally {
+            listener.released(grant.options.name(), new LeaseHandle(this, grant), removed, heldFor);
+            wakeWaiters(grant.key);
+        }
+    }
+
+    private static Duration minHoldLeft(Grant grant, Duration heldFor) {
+        Duration minHold = grant.options.minHoldTime();
+        return heldFor.compareTo(minHold) < 0 ? minHold : Duration.ZERO;
+    }
+
+    void renewed(Grant grant) {
+        listener.renewed(grant.options.name(), new LeaseHandle(this, grant));
+    }
+
+    void renewalFailed(Grant grant, RuntimeException failure) {
+        listener.renewalFailed(grant.options.name(), new LeaseHandle(this, grant), failure);
+    }
+
+    void lost(Grant grant, String reason) {
+        if (grant.markLost(reason)) {
+            held.remove(grant.key, grant);
+            LOG.log(Level.WARNING, "lost lock ''{0}'' (fencing token {1}): {2}", grant.key, grant.fencingToken, reason);
+            listener.lost(grant.options.name(), new LeaseHandle(this, grant), reason);
+            wakeWaiters(grant.key);
+        }
+    }
+
+    @Override
+    public Optional<LeaseInfo> inspect(String key) {
+        KeyValidation.requireValidKey(key);
+        return store.inspect(key);
+    }
+
+    /** The leases this manager holds right now (one per key, whatever the reentrant hold count). */
+    public List<Lease> heldLeases() {
+        List<Lease> leases = new ArrayList<>();
+        for (Grant grant : held.values()) {
+            if (grant.isHeld()) {
+                leases.add(new LeaseHandle(this, grant));
+            }
+        }
+        return leases;
+    }
+
+    /** Stops renewal; held leases then run out on their own. */
+    @Override
+    public void close() {
+        renewer.close();
+    }
+
+    /** Builds a {@link DefaultLockManager}. */
+    public static final class Builder {
+
+        private final LeaseStore store;
+
+        private String holderName = defaultHolderName();
+
+        private Clock clock = Clock.systemUTC();
+
+        private LockListener listener = LockListener.NONE;
+
+        private Duration minBackoff = Duration.ofMillis(5);
+
+        private Duration maxBackoff = Duration.ofMillis(100);
+
+        private Builder(LeaseStore store) {
+            this.store = Objects.requireNonNull(store, "store");
+        }
+
+        /** The human-readable holder name shown by {@code inspect}; defaults to {@code user@host}. */
+        public Builder holderName(String holderName) {
+            if (holderName == null || holderName.isBlank()) {
+                throw new IllegalArgumentException("holder name must not be blank, was '" + holderName + "'");
+            }
+            this.holderName = holderName.length() > 255 ? holderName.substring(0, 255) : holderName;
+            return this;
+        }
+
+        /** The JVM's wall clock, used only for local diagnostics; expiry is always decided by the store. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** Observes acquisitions, releases, renewals and losses. */
+        public Builder listener(LockListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /** Bounds of the randomized exponential backoff between attempts on a busy key. */
+        public Builder retryBackoff(Duration min, Duration max) {
+            if (min == null || max == null || min.isNegative() || min.isZero() || max.compareTo(min) < 0) {
+                throw new IllegalArgumentException(
+                        "retry backoff must satisfy 0 < min <= max, was min=" + min + ", max=" + max);
+            }
+            this.minBackoff = min;
+            this.maxBackoff = max;
+            return this;
+        }
+
+        public DefaultLockManager build() {
+            return new DefaultLockManager(this);
+        }
+
+        static String defaultHolderName() {
+            String user = System.getProperty("user.name", "app");
+            String host;
+            try {
+                host = InetAddress.getLocalHost().getHostName();
+            } catch (Exception e) {
+                host = "unknown-host";
+            }
+            String name = user + "@" + host;
+            return name.length() > 255 ? name.substring(0, 255) : name;
+        }
+    }
+}

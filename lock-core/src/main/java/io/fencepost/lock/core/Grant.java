@@ -1,0 +1,174 @@
+package io.fencepost.lock.core;
+
+import io.fencepost.lock.LeaseLostException;
+import io.fencepost.lock.LockOptions;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * One grant held by a {@link DefaultLockManager}: the state shared by every reentrant handle on it, and what
+ * the renewer works on. Timing uses the monotonic clock; the store's timestamps are only reported.
+ */
+final class Grant {
+
+    enum State {
+        HELD,
+        RELEASED,
+        LOST
+    }
+
+    final String key;
+
+    final long fencingToken;
+
+    final LockOptions options;
+
+    final Thread ownerThread;
+
+    final Instant localAcquiredAt;
+
+    /** When the acquiring statement was sent: the store's lease cannot have started before this. */
+    final long grantSentNanos;
+
+    final AtomicInteger holds = new AtomicInteger(1);
+
+    private final String ownerToken;
+
+    private final long driftMarginNanos;
+
+    private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
+
+    private final Instant acquiredAt;
+
+    private volatile Instant expiresAt;
+
+    private volatile long safeDeadlineNanos;
+
+    private volatile long nextRenewalNanos;
+
+    private volatile String lostReason;
+
+    volatile long renewals;
+
+    Grant(
+            String key,
+            String ownerToken,
+            long fencingToken,
+            LockOptions options,
+            Instant acquiredAt,
+            Instant expiresAt,
+            long grantSentNanos,
+            Instant localAcquiredAt) {
+        this.key = key;
+        this.ownerToken = ownerToken;
+        this.fencingToken = fencingToken;
+        this.options = options;
+        this.acquiredAt = acquiredAt;
+        this.expiresAt = expiresAt;
+        this.grantSentNanos = grantSentNanos;
+        this.localAcquiredAt = localAcquiredAt;
+        this.ownerThread = Thread.currentThread();
+        // Clock rates of the JVM and the database differ by parts per million; 1% (at least 1ms) is ample.
+        this.driftMarginNanos = Math.max(1_000_000L, options.leaseTime().toNanos() / 100);
+        confirmed(grantSentNanos, options.leaseTime(), expiresAt);
+    }
+
+    String ownerToken() {
+        return ownerToken;
+    }
+
+    Instant acquiredAt() {
+        return acquiredAt;
+    }
+
+    Instant expiresAt() {
+        return expiresAt;
+    }
+
+    State state() {
+        return state.get();
+    }
+
+    String lostReason() {
+        return lostReason;
+    }
+
+    long safeDeadlineNanos() {
+        return safeDeadlineNanos;
+    }
+
+    long nextRenewalNanos() {
+        return nextRenewalNanos;
+    }
+
+    /**
+     * Records that the store confirmed the lease for {@code leaseTime} by a request sent at {@code sentNanos}.
+     * The local deadline counts from the send, so the store's own expiry is never earlier than ours.
+     */
+    void confirmed(long sentNanos, Duration leaseTime, Instant newExpiresAt) {
+        long leaseNanos = leaseTime.toNanos();
+        this.expiresAt = newExpiresAt;
+        this.safeDeadlineNanos = sentNanos + leaseNanos - driftMarginNanos;
+        this.nextRenewalNanos = sentNanos + leaseNanos / 3;
+    }
+
+    /** Asks for the next renewal attempt sooner, after a store failure. */
+    void retryRenewalAt(long nanos) {
+        this.nextRenewalNanos = nanos;
+    }
+
+    boolean isHeld() {
+        return state.get() == State.HELD && System.nanoTime() - safeDeadlineNanos < 0;
+    }
+
+    void checkHeld() {
+        if (!isHeld()) {
+            throw new LeaseLostException(key, fencingToken, describeNotHeld());
+        }
+    }
+
+    String describeNotHeld() {
+        return switch (state.get()) {
+            case RELEASED -> "it was released";
+            case LOST -> lostReason;
+            case HELD -> "its lease ran out before the store confirmed a renewal";
+        };
+    }
+
+    /** HELD → RELEASED; false when it was not held any more. */
+    boolean markReleased() {
+        return state.compareAndSet(State.HELD, State.RELEASED);
+    }
+
+    /** HELD → LOST, once; false when it was already released or lost. */
+    boolean markLost(String reason) {
+        if (state.compareAndSet(State.HELD, State.LOST)) {
+            lostReason = reason;
+            return true;
+        }
+        return false;
+    }
+
+    /** Adds a reentrant hold; false when the grant is no longer held. */
+    boolean tryReenter() {
+        if (!isHeld()) {
+            return false;
+        }
+        holds.incrementAndGet();
+        return true;
+    }
+
+    /** How long renewal may still extend the lease, given the max hold time. */
+    Duration renewableFor(long nowNanos) {
+        long left = options.maxHoldTime().toNanos() - (nowNanos - grantSentNanos);
+        return Duration.ofNanos(Math.min(left, options.leaseTime().toNanos()));
+    }
+
+    @Override
+    public String toString() {
+        // No owner token here: it is a secret.
+        return "Lease[key=" + key + ", fencingToken=" + fencingToken + ", state=" + state.get() + "]";
+    }
+}

@@ -1,0 +1,152 @@
+package io.fencepost.lock.memory;
+
+import io.fencepost.lock.LeaseInfo;
+import io.fencepost.lock.spi.AcquireResult;
+import io.fencepost.lock.spi.LeaseStore;
+import io.fencepost.lock.spi.RenewRequest;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A {@link LeaseStore} in this JVM's memory, for users' unit tests and examples. It honours the whole store
+ * contract, with its {@link Clock} as the store clock (inject {@link MutableClock} to move time by hand). It
+ * gives no protection across processes.
+ */
+public final class InMemoryLeaseStore implements LeaseStore {
+
+    private final Clock clock;
+
+    private final ReentrantLock lock = new ReentrantLock();
+
+    private final Map<String, Row> rows = new HashMap<>();
+
+    private final Map<String, List<Runnable>> subscribers = new ConcurrentHashMap<>();
+
+    private long lastToken;
+
+    /** A store on the system clock. */
+    public InMemoryLeaseStore() {
+        this(Clock.systemUTC());
+    }
+
+    /** A store on the given clock. */
+    public InMemoryLeaseStore(Clock clock) {
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    private record Row(String ownerToken, String holder, long token, Instant acquiredAt, Instant expiresAt) {
+        boolean liveAt(Instant now) {
+            return expiresAt.isAfter(now);
+        }
+    }
+
+    @Override
+    public AcquireResult tryAcquire(String key, String ownerToken, String holder, Duration leaseTime) {
+        lock.lock();
+        try {
+            Instant now = clock.instant();
+            Row current = rows.get(key);
+            if (current != null && current.liveAt(now)) {
+                return AcquireResult.Busy.forAtMost(Duration.between(now, current.expiresAt()));
+            }
+            Row row = new Row(ownerToken, holder, ++lastToken, now, now.plus(leaseTime));
+            rows.put(key, row);
+            return new AcquireResult.Granted(row.token(), row.acquiredAt(), row.expiresAt());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public Map<String, Instant> renew(Collection<RenewRequest> requests) {
+        Map<String, Instant> renewed = new HashMap<>();
+        lock.lock();
+        try {
+            Instant now = clock.instant();
+            for (RenewRequest request : requests) {
+                Row current = rows.get(request.key());
+                if (current != null && current.ownerToken().equals(request.ownerToken()) && current.liveAt(now)) {
+                    Row row = new Row(
+                            current.ownerToken(),
+                            current.holder(),
+                            current.token(),
+                            current.acquiredAt(),
+                            now.plus(request.leaseTime()));
+                    rows.put(request.key(), row);
+                    renewed.put(request.key(), row.expiresAt());
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        return renewed;
+    }
+
+    @Override
+    public boolean release(String key, String ownerToken, Duration minHoldTime) {
+        boolean removed;
+        lock.lock();
+        try {
+            Instant now = clock.instant();
+            Row current = rows.get(key);
+            if (current == null || !current.ownerToken().equals(ownerToken)) {
+                return false;
+            }
+            removed = current.liveAt(now);
+            if (minHoldTime.isZero() || !removed) {
+                rows.remove(key);
+            } else {
+                Instant keepUntil = current.acquiredAt().plus(minHoldTime);
+                if (keepUntil.isAfter(current.expiresAt())) {
+                    keepUntil = current.expiresAt();
+                }
+                if (keepUntil.isBefore(now)) {
+                    keepUntil = now;
+                }
+                // A fresh owner token: the released row can never be renewed again.
+                rows.put(key, new Row(
+                        "released:" + current.token(), current.holder(), current.token(), current.acquiredAt(),
+                        keepUntil));
+            }
+        } finally {
+            lock.unlock();
+        }
+        for (Runnable subscriber : subscribers.getOrDefault(key, List.of())) {
+            subscriber.run();
+        }
+        return removed;
+    }
+
+    @Override
+    public Optional<LeaseInfo> inspect(String key) {
+        lock.lock();
+        try {
+            Row row = rows.get(key);
+            if (row == null || !row.liveAt(clock.instant())) {
+                return Optional.empty();
+            }
+            return Optional.of(new LeaseInfo(key, row.token(), row.holder(), row.acquiredAt(), row.expiresAt()));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public Subscription subscribe(String key, Runnable listener) {
+        subscribers.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>()).add(listener);
+        return () -> subscribers.computeIfPresent(key, (k, list) -> {
+            list.remove(listener);
+            return list.isEmpty() ? null : list;
+        });
+    }
+}

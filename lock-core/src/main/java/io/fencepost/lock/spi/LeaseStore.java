@@ -1,0 +1,70 @@
+package io.fencepost.lock.spi;
+
+import io.fencepost.lock.LeaseInfo;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Where leases live: the narrow contract a store implements, one atomic decision per call. Expiry is always
+ * decided by the store's own clock; durations passed in are measured by it.
+ *
+ * <p>"Not acquired" and "not ours" are values, not exceptions. Every method throws
+ * {@link io.fencepost.lock.LockStoreException} when the store is unreachable or fails, and must then have
+ * granted nothing.
+ */
+public interface LeaseStore {
+
+    /**
+     * One attempt to take {@code key}: succeeds when the key is free or its lease has expired by the store's
+     * clock. A success draws a fresh fencing token, strictly greater than every token granted before.
+     *
+     * @param key the key, already validated
+     * @param ownerToken the secret that later release and renewal must present
+     * @param holder human-readable holder name, shown by {@link #inspect}
+     * @param leaseTime how long the grant lasts from now (store clock)
+     */
+    AcquireResult tryAcquire(String key, String ownerToken, String holder, Duration leaseTime);
+
+    /**
+     * Extends every lease in {@code requests} that is still owned (matching owner token) and unexpired, to
+     * now plus its requested lease time. One store operation for the whole batch.
+     *
+     * @return the new expiry of each renewed key; a key missing from the result was not renewed (lost)
+     */
+    Map<String, Instant> renew(Collection<RenewRequest> requests);
+
+    /**
+     * Ends our lease on {@code key}, if {@code ownerToken} still owns it. With a positive {@code minHoldTime},
+     * the lease is instead shortened to end at acquisition plus {@code minHoldTime} (or now, if that passed),
+     * and can no longer be renewed.
+     *
+     * @return true when our unexpired lease was removed or shortened; false when it was not ours any more
+     */
+    boolean release(String key, String ownerToken, Duration minHoldTime);
+
+    /** The live lease on {@code key}, if any. Never exposes the owner token. */
+    Optional<LeaseInfo> inspect(String key);
+
+    /**
+     * Push wake-ups: asks the store to call {@code listener} when {@code key} may have become free, so that
+     * waiters need not poll. Stores without push return a no-op subscription; waiters then back off and
+     * re-check at the holder's known expiry.
+     */
+    default Subscription subscribe(String key, Runnable listener) {
+        return Subscription.NONE;
+    }
+
+    /** A push subscription; closing it stops the calls. */
+    @FunctionalInterface
+    interface Subscription extends AutoCloseable {
+
+        /** A subscription that delivers nothing. */
+        Subscription NONE = () -> {};
+
+        @Override
+        void close();
+    }
+}

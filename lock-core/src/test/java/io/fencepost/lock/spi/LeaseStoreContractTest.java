@@ -1,0 +1,275 @@
+package io.fencepost.lock.spi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fencepost.lock.LeaseInfo;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The behaviour every {@link LeaseStore} must have. A store's test extends this class and supplies a fresh,
+ * empty store; the same tests then run against the in-memory store and against PostgreSQL.
+ */
+public abstract class LeaseStoreContractTest {
+
+    /** Long enough that it never runs out during a test by accident. */
+    protected static final Duration LONG = Duration.ofMinutes(5);
+
+    /** Short enough to wait out. */
+    protected static final Duration SHORT = Duration.ofMillis(300);
+
+    protected LeaseStore store;
+
+    /** A fresh store with no leases; called before each test. */
+    protected abstract LeaseStore createStore();
+
+    @BeforeEach
+    void setUpStore() {
+        store = createStore();
+    }
+
+    protected static String token() {
+        return UUID.randomUUID().toString();
+    }
+
+    protected static String key() {
+        return "contract:" + UUID.randomUUID();
+    }
+
+    protected AcquireResult.Granted grant(String key, String owner, Duration leaseTime) {
+        AcquireResult result = store.tryAcquire(key, owner, "contract-test", leaseTime);
+        assertThat(result).isInstanceOf(AcquireResult.Granted.class);
+        return (AcquireResult.Granted) result;
+    }
+
+    @Test
+    void aFreeKeyIsGrantedWithALeaseOfTheRequestedLength() {
+        AcquireResult.Granted granted = grant(key(), token(), LONG);
+
+        assertThat(Duration.between(granted.acquiredAt(), granted.expiresAt())).isEqualTo(LONG);
+    }
+
+    @Test
+    void aHeldKeyIsBusyForAtMostTheHoldersRemainingLease() {
+        String key = key();
+        grant(key, token(), LONG);
+
+        AcquireResult second = store.tryAcquire(key, token(), "other", LONG);
+
+        assertThat(second).isInstanceOf(AcquireResult.Busy.class);
+        ((AcquireResult.Busy) second)
+                .remaining()
+                .ifPresent(remaining -> assertThat(remaining).isPositive().isLessThanOrEqualTo(LONG));
+    }
+
+    @Test
+    void anExpiredLeaseIsTakenOverWithAHigherFencingToken() {
+        String key = key();
+        AcquireResult.Granted first = grant(key, token(), SHORT);
+
+        AcquireResult second = await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> store.tryAcquire(key, token(), "b", LONG), AcquireResult.Granted.class::isInstance);
+
+        assertThat(((AcquireResult.Granted) second).fencingToken()).isGreaterThan(first.fencingToken());
+        LeaseInfo info = store.inspect(key).orElseThrow();
+        assertThat(info.fencingToken()).isEqualTo(((AcquireResult.Granted) second).fencingToken());
+        assertThat(info.holder()).isEqualTo("b");
+    }
+
+    @Test
+    void fencingTokensStrictlyIncreaseAcrossGrantsAndKeys() {
+        List<Long> tokens = new ArrayList<>();
+        String key = key();
+        for (int i = 0; i < 5; i++) {
+            String owner = token();
+            tokens.add(grant(key, owner, LONG).fencingToken());
+            assertThat(store.release(key, owner, Duration.ZERO)).isTrue();
+            tokens.add(grant(key(), token(), LONG).fencingToken());
+        }
+
+        assertThat(tokens).isSorted().doesNotHaveDuplicates();
+    }
+
+    @Test
+    void releaseByTheOwnerFreesTheKey() {
+        String key = key();
+        String owner = token();
+        grant(key, owner, LONG);
+
+        assertThat(store.release(key, owner, Duration.ZERO)).isTrue();
+
+        assertThat(store.inspect(key)).isEmpty();
+        assertThat(store.tryAcquire(key, token(), "b", LONG)).isInstanceOf(AcquireResult.Granted.class);
+    }
+
+    @Test
+    void releaseWithAnotherOwnersTokenChangesNothing() {
+        String key = key();
+        AcquireResult.Granted granted = grant(key, token(), LONG);
+
+        assertThat(store.release(key, token(), Duration.ZERO)).isFalse();
+
+        assertThat(store.inspect(key)).map(LeaseInfo::fencingToken).contains(granted.fencingToken());
+    }
+
+    @Test
+    void aLateReleaseAfterTakeoverReturnsFalseAndLeavesTheNewHolderIntact() {
+        String key = key();
+        String stale = token();
+        grant(key, stale, SHORT);
+        String fresh = token();
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> store.tryAcquire(key, fresh, "fresh", LONG) instanceof AcquireResult.Granted);
+        LeaseInfo before = store.inspect(key).orElseThrow();
+
+        assertThat(store.release(key, stale, Duration.ZERO)).isFalse();
+
+        assertThat(store.inspect(key)).contains(before);
+    }
+
+    @Test
+    void aLateRenewalAfterTakeoverIsRefusedAndLeavesTheNewHolderIntact() {
+        String key = key();
+        String stale = token();
+        grant(key, stale, SHORT);
+        String fresh = token();
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> store.tryAcquire(key, fresh, "fresh", LONG) instanceof AcquireResult.Granted);
+        LeaseInfo before = store.inspect(key).orElseThrow();
+
+        Map<String, Instant> renewed = store.renew(List.of(new RenewRequest(key, stale, LONG.multipliedBy(2))));
+
+        assertThat(renewed).isEmpty();
+        assertThat(store.inspect(key)).contains(before);
+    }
+
+    @Test
+    void anExpiredButNotTakenOverLeaseCannotBeRenewed() {
+        String key = key();
+        String owner = token();
+        grant(key, owner, SHORT);
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.inspect(key).isEmpty());
+
+        assertThat(store.renew(List.of(new RenewRequest(key, owner, LONG)))).isEmpty();
+        assertThat(store.inspect(key)).isEmpty();
+    }
+
+    @Test
+    void renewalExtendsEveryOwnedLeaseInOneBatchAndSkipsOthers() {
+        String a = key();
+        String b = key();
+        String c = key();
+        String ownerA = token();
+        String ownerB = token();
+        grant(a, ownerA, SHORT);
+        grant(b, ownerB, SHORT);
+        grant(c, token(), SHORT);
+
+        Map<String, Instant> renewed = store.renew(List.of(
+                new RenewRequest(a, ownerA, LONG),
+                new RenewRequest(b, ownerB, LONG),
+                new RenewRequest(c, token(), LONG)));
+
+        assertThat(renewed).containsOnlyKeys(a, b);
+        assertThat(store.inspect(a).orElseThrow().expiresAt()).isEqualTo(renewed.get(a));
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.inspect(c).isEmpty());
+        assertThat(store.inspect(a)).isPresent();
+        assertThat(store.inspect(b)).isPresent();
+    }
+
+    @Test
+    void anEmptyRenewalBatchRenewsNothing() {
+        assertThat(store.renew(List.of())).isEmpty();
+    }
+
+    @Test
+    void releaseWithMinHoldTimeKeepsTheKeyLockedUntilAcquisitionPlusMinHold() {
+        String key = key();
+        String owner = token();
+        AcquireResult.Granted granted = grant(key, owner, LONG);
+
+        assertThat(store.release(key, owner, Duration.ofMillis(400))).isTrue();
+
+        LeaseInfo kept = store.inspect(key).orElseThrow();
+        assertThat(kept.expiresAt()).isBeforeOrEqualTo(granted.acquiredAt().plusMillis(400));
+        assertThat(store.tryAcquire(key, token(), "b", LONG)).isInstanceOf(AcquireResult.Busy.class);
+        // A released lease can no longer be renewed by its former owner.
+        assertThat(store.renew(List.of(new RenewRequest(key, owner, LONG)))).isEmpty();
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> store.tryAcquire(key, token(), "b", LONG) instanceof AcquireResult.Granted);
+    }
+
+    @Test
+    void inspectShowsTheLiveLeaseAndNothingForAFreeOrExpiredKey() {
+        String key = key();
+        assertThat(store.inspect(key)).isEmpty();
+        AcquireResult.Granted granted = grant(key, token(), SHORT);
+
+        LeaseInfo info = store.inspect(key).orElseThrow();
+
+        assertThat(info.key()).isEqualTo(key);
+        assertThat(info.fencingToken()).isEqualTo(granted.fencingToken());
+        assertThat(info.holder()).isEqualTo("contract-test");
+        assertThat(info.acquiredAt()).isEqualTo(granted.acquiredAt());
+        assertThat(info.expiresAt()).isEqualTo(granted.expiresAt());
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.inspect(key).isEmpty());
+    }
+
+    @Test
+    void keysAreStoredExactlyAsGiven() {
+        for (String key : List.of(
+                "quote'key",
+                "'; DROP TABLE distributed_lock; --",
+                "back\\slash %_ wildcard",
+                "ключ-鍵-🔒".repeat(20),
+                "x".repeat(255))) {
+            String owner = token();
+            grant(key, owner, LONG);
+            assertThat(store.inspect(key)).map(LeaseInfo::key).contains(key);
+            assertThat(store.release(key, owner, Duration.ZERO)).isTrue();
+        }
+    }
+
+    @Test
+    void racingAttemptsOnOneKeyGrantExactlyOne() throws Exception {
+        String key = key();
+        int threads = 16;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<AcquireResult>> results = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                results.add(pool.submit(() -> {
+                    start.await();
+                    return store.tryAcquire(key, token(), "racer", LONG);
+                }));
+            }
+            start.countDown();
+            int granted = 0;
+            for (Future<AcquireResult> result : results) {
+                if (result.get(30, TimeUnit.SECONDS) instanceof AcquireResult.Granted) {
+                    granted++;
+                }
+            }
+            assertThat(granted).isEqualTo(1);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}

@@ -1,0 +1,2 @@
+/** The Fencepost sample application. */
+package io.fencepost.sample;
