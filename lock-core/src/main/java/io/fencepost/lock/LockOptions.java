@@ -124,8 +124,8 @@ public final class LockOptions {
 
     @Override
     public String toString() {
-        return "LockOptions[leaseTime=" + leaseTime + ", waitTime=" + waitTime + ", renew=" + renew
-                + ", minHoldTime=" + minHoldTime + ", maxHoldTime=" + maxHoldTime + ", name=" + name + "]";
+        return "LockOptions[leaseTime=" + leaseTime + ", waitTime=" + waitTime + ", renew=" + renew + ", minHoldTime="
+                + minHoldTime + ", maxHoldTime=" + maxHoldTime + ", name=" + name + "]";
     }
 
     /** Builds {@link LockOptions}; {@link #build()} validates. */
@@ -181,17 +181,22 @@ public final class LockOptions {
          * @throws IllegalArgumentException naming the bad value and what is allowed
          */
         public LockOptions build() {
-            require(leaseTime != null && !leaseTime.isNegative() && !leaseTime.isZero(),
+            require(
+                    leaseTime != null && !leaseTime.isNegative() && !leaseTime.isZero(),
                     "lease time must be positive, was " + leaseTime);
             require(leaseTime.toMillis() > 0, "lease time must be at least 1ms, was " + leaseTime);
-            require(waitTime != null && !waitTime.isNegative(),
+            require(
+                    waitTime != null && !waitTime.isNegative(),
                     "wait time must be zero (one attempt) or positive, was " + waitTime);
-            require(minHoldTime != null && !minHoldTime.isNegative(),
+            require(
+                    minHoldTime != null && !minHoldTime.isNegative(),
                     "min hold time must be zero or positive, was " + minHoldTime);
-            require(maxHoldTime != null && !maxHoldTime.isNegative() && !maxHoldTime.isZero(),
+            require(
+                    maxHoldTime != null && !maxHoldTime.isNegative() && !maxHoldTime.isZero(),
                     "max hold time must be positive, was " + maxHoldTime);
             Duration longestHold = renew ? max(leaseTime, maxHoldTime) : leaseTime;
-            require(minHoldTime.compareTo(longestHold) <= 0,
+            require(
+                    minHoldTime.compareTo(longestHold) <= 0,
                     "min hold time " + minHoldTime + " exceeds the longest possible hold " + longestHold
                             + " (raise leaseTime" + (renew ? " or maxHoldTime" : "") + ", or lower minHoldTime)");
             require(name != null && !name.isBlank(), "name must not be blank, was '" + name + "'");

@@ -232,11 +232,18 @@ public final class DefaultLockManager implements LockManager, AutoCloseable {
             return removed && (wasHeld || grant.state() == Grant.State.LOST);
         } catch (RuntimeException e) {
             if (throwOnStoreFailure) {
-                throw e instanceof LockStoreException ? e : new LockStoreException(
-                        "could not release lock '" + grant.key + "': the lock store failed: " + e, e);
+                throw e instanceof LockStoreException
+                        ? e
+                        : new LockStoreException(
+                                "could not release lock '" + grant.key + "': the lock store failed: " + e, e);
             }
-            LOG.log(Level.WARNING, "could not release lock ''{0}'' (fencing token {1}); it expires at {2}: {3}",
-                    grant.key, grant.fencingToken, grant.expiresAt(), e.toString());
+            LOG.log(
+                    Level.WARNING,
+                    "could not release lock ''{0}'' (fencing token {1}); it expires at {2}: {3}",
+                    grant.key,
+                    grant.fencingToken,
+                    grant.expiresAt(),
+                    e.toString());
             return false;
         } finally {
             listener.released(grant.options.name(), new LeaseHandle(this, grant), removed, heldFor);

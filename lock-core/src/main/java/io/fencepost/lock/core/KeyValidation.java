@@ -23,9 +23,8 @@ final class KeyValidation {
         for (int i = 0; i < key.length(); i++) {
             char c = key.charAt(i);
             if (c == '\0') {
-                throw new IllegalArgumentException(
-                        "lock key must not contain the NUL character (at index " + i + "), was '"
-                                + key.replace('\0', '?') + "'");
+                throw new IllegalArgumentException("lock key must not contain the NUL character (at index " + i
+                        + "), was '" + key.replace('\0', '?') + "'");
             }
             if (Character.isHighSurrogate(c)) {
                 if (i + 1 < key.length() && Character.isLowSurrogate(key.charAt(i + 1))) {

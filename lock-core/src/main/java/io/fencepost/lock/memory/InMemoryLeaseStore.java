@@ -114,9 +114,14 @@ public final class InMemoryLeaseStore implements LeaseStore {
                     keepUntil = now;
                 }
                 // A fresh owner token: the released row can never be renewed again.
-                rows.put(key, new Row(
-                        "released:" + current.token(), current.holder(), current.token(), current.acquiredAt(),
-                        keepUntil));
+                rows.put(
+                        key,
+                        new Row(
+                                "released:" + current.token(),
+                                current.holder(),
+                                current.token(),
+                                current.acquiredAt(),
+                                keepUntil));
             }
         } finally {
             lock.unlock();

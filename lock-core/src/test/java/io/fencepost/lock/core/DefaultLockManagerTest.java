@@ -1,0 +1,402 @@
+package io.fencepost.lock.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.fencepost.lock.Lease;
+import io.fencepost.lock.LeaseLostException;
+import io.fencepost.lock.LockContext;
+import io.fencepost.lock.LockNotAcquiredException;
+import io.fencepost.lock.LockOptions;
+import io.fencepost.lock.LockedWorkException;
+import io.fencepost.lock.memory.InMemoryLeaseStore;
+import io.fencepost.lock.memory.MutableClock;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class DefaultLockManagerTest {
+
+    private static final LockOptions HOLD = LockOptions.of(Duration.ofMinutes(5));
+
+    private final InMemoryLeaseStore memory = new InMemoryLeaseStore();
+
+    private final CountingLeaseStore store = new CountingLeaseStore(memory);
+
+    private final RecordingListener events = new RecordingListener();
+
+    private final List<DefaultLockManager> managers = new ArrayList<>();
+
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+
+    private final DefaultLockManager locks = manager(store);
+
+    private DefaultLockManager manager(io.fencepost.lock.spi.LeaseStore leaseStore) {
+        DefaultLockManager manager =
+                DefaultLockManager.builder(leaseStore).listener(events).build();
+        managers.add(manager);
+        return manager;
+    }
+
+    @AfterEach
+    void tearDown() {
+        threads.shutdownNow();
+        managers.forEach(DefaultLockManager::close);
+    }
+
+    @Test
+    void badKeysAreRejectedBeforeTheStoreIsCalled() {
+        assertThatThrownBy(() -> locks.acquire(null, HOLD))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("null");
+        assertThatThrownBy(() -> locks.acquire("  ", HOLD))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("blank")
+                .hasMessageContaining("'  '");
+        assertThatThrownBy(() -> locks.tryAcquire("k".repeat(256), HOLD))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at most 255 characters, was 256");
+        assertThatThrownBy(() -> locks.tryAcquire("a\0b", HOLD))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("NUL");
+        assertThatThrownBy(() -> locks.tryAcquire("bad\uD800", HOLD))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("surrogate");
+        assertThatThrownBy(() -> locks.inspect("")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(store.calls()).isZero();
+    }
+
+    @Test
+    void aKeyOf255CharactersIncludingSupplementaryCharactersIsAccepted() {
+        String key = "🔒".repeat(255);
+
+        try (Lease lease = locks.acquire(key, HOLD)) {
+            assertThat(lease.key()).isEqualTo(key);
+        }
+    }
+
+    @Test
+    void badOptionsNameTheValue() {
+        assertThatThrownBy(() -> LockOptions.of(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("lease time must be positive, was PT0S");
+        assertThatThrownBy(() -> LockOptions.of(Duration.ofSeconds(-1)))
+                .hasMessageContaining("lease time must be positive, was PT-1S");
+        assertThatThrownBy(() ->
+                        LockOptions.builder().waitTime(Duration.ofMillis(-5)).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("wait time")
+                .hasMessageContaining("PT-0.005S");
+        assertThatThrownBy(() -> LockOptions.builder()
+                        .leaseTime(Duration.ofSeconds(1))
+                        .renew(false)
+                        .minHoldTime(Duration.ofSeconds(2))
+                        .build())
+                .hasMessageContaining("min hold time PT2S exceeds the longest possible hold PT1S");
+        assertThatThrownBy(() -> locks.acquire("k", null)).isInstanceOf(NullPointerException.class);
+    }
+
+    @Test
+    void theSameThreadReentersWithTheSameTokenAndNoStoreCall() {
+        Lease outer = locks.acquire("reentrant", HOLD);
+        int callsAfterOuter = store.calls();
+
+        Lease inner = locks.acquire("reentrant", HOLD);
+
+        assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
+        assertThat(store.calls()).isEqualTo(callsAfterOuter);
+        assertThat(inner.release()).isFalse();
+        assertThat(inner.isHeld()).isFalse();
+        assertThat(outer.isHeld()).isTrue();
+        assertThat(locks.inspect("reentrant")).isPresent();
+        assertThat(inner.release()).as("release is idempotent per hold").isFalse();
+
+        assertThat(outer.release()).isTrue();
+        assertThat(locks.inspect("reentrant")).isEmpty();
+    }
+
+    @Test
+    void anotherThreadOfTheSameManagerContendsWithoutCallingTheStore() throws Exception {
+        Lease lease = locks.acquire("shared", HOLD);
+        int calls = store.calls();
+
+        Optional<Lease> other =
+                threads.submit(() -> locks.tryAcquire("shared", HOLD)).get();
+
+        assertThat(other).isEmpty();
+        assertThat(store.calls()).isEqualTo(calls);
+        lease.release();
+    }
+
+    @Test
+    void anotherManagerIsAnotherClientEvenOnTheSameThread() {
+        DefaultLockManager other = manager(store);
+        try (Lease lease = locks.acquire("two-clients", HOLD)) {
+            assertThat(other.tryAcquire("two-clients", HOLD)).isEmpty();
+            assertThatThrownBy(() -> other.acquire("two-clients", HOLD))
+                    .isInstanceOf(LockNotAcquiredException.class)
+                    .hasMessageContaining("two-clients");
+        }
+    }
+
+    @Test
+    void aWaiterIsWokenByALocalReleaseRatherThanItsBackoff() throws Exception {
+        DefaultLockManager slowPolling = DefaultLockManager.builder(store)
+                .retryBackoff(Duration.ofSeconds(30), Duration.ofSeconds(30))
+                .build();
+        managers.add(slowPolling);
+        Lease lease = slowPolling.acquire("handoff", HOLD);
+        CountDownLatch waiting = new CountDownLatch(1);
+        Future<Lease> waiter = threads.submit(() -> {
+            waiting.countDown();
+            return slowPolling.acquire(
+                    "handoff", HOLD.toBuilder().waitTime(Duration.ofMinutes(1)).build());
+        });
+        waiting.await();
+        await().until(() -> memory.inspect("handoff").isPresent());
+
+        lease.release();
+
+        Lease handedOff = waiter.get(10, TimeUnit.SECONDS);
+        assertThat(handedOff.fencingToken()).isGreaterThan(lease.fencingToken());
+        handedOff.release();
+    }
+
+    @Test
+    void aWaiterRetriesAtTheHoldersKnownExpiryInsteadOfSleepingPastIt() throws Exception {
+        DefaultLockManager holder = manager(store);
+        DefaultLockManager slowPolling = DefaultLockManager.builder(store)
+                .retryBackoff(Duration.ofSeconds(30), Duration.ofSeconds(30))
+                .build();
+        managers.add(slowPolling);
+        holder.acquire(
+                "expiring",
+                LockOptions.builder()
+                        .leaseTime(Duration.ofMillis(300))
+                        .renew(false)
+                        .build());
+
+        Future<Lease> waiter = threads.submit(() -> slowPolling.acquire(
+                "expiring", HOLD.toBuilder().waitTime(Duration.ofMinutes(1)).build()));
+
+        assertThat(waiter.get(10, TimeUnit.SECONDS).isHeld()).isTrue();
+    }
+
+    @Test
+    void onlyOneThreadPerKeyPollsTheStoreWhileOthersQueueLocally() throws Exception {
+        DefaultLockManager holder = manager(store);
+        DefaultLockManager waiters = DefaultLockManager.builder(store)
+                .retryBackoff(Duration.ofMillis(20), Duration.ofMillis(20))
+                .build();
+        managers.add(waiters);
+        Lease held = holder.acquire("queue", HOLD);
+        int before = store.acquires.get();
+        List<Future<Boolean>> results = new ArrayList<>();
+        LockOptions wait = HOLD.toBuilder().waitTime(Duration.ofMinutes(1)).build();
+        for (int i = 0; i < 8; i++) {
+            results.add(threads.submit(() -> {
+                try (Lease lease = waiters.acquire("queue", wait)) {
+                    return lease.isHeld();
+                }
+            }));
+        }
+        // One poller at 20 ms for ~600 ms makes about 30 attempts; eight independent pollers would make ~240.
+        await().pollDelay(Duration.ofMillis(600)).until(() -> true);
+        int attemptsWhileHeld = store.acquires.get() - before;
+        held.release();
+
+        for (Future<Boolean> result : results) {
+            assertThat(result.get(10, TimeUnit.SECONDS)).isTrue();
+        }
+        assertThat(attemptsWhileHeld).isBetween(1, 80);
+    }
+
+    @Test
+    void waitingEndsAfterTheWaitTimeWithLockNotAcquired() {
+        DefaultLockManager other = manager(store);
+        other.acquire("busy", HOLD);
+        long start = System.nanoTime();
+
+        assertThatThrownBy(() -> locks.acquire(
+                        "busy",
+                        HOLD.toBuilder().waitTime(Duration.ofMillis(300)).build()))
+                .isInstanceOf(LockNotAcquiredException.class);
+
+        assertThat(Duration.ofNanos(System.nanoTime() - start))
+                .isBetween(Duration.ofMillis(300), Duration.ofSeconds(5));
+        assertThat(events.events).contains("notAcquired:default:busy");
+    }
+
+    @Test
+    void anInterruptedWaiterGivesUpAndKeepsItsInterruptFlag() throws Exception {
+        manager(store).acquire("interrupt", HOLD);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicReference<Boolean> flag = new AtomicReference<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                locks.acquire(
+                        "interrupt",
+                        HOLD.toBuilder().waitTime(Duration.ofMinutes(1)).build());
+            } catch (Throwable e) {
+                failure.set(e);
+                flag.set(Thread.currentThread().isInterrupted());
+            }
+        });
+        waiter.start();
+        await().until(() -> waiter.getState() == Thread.State.TIMED_WAITING);
+
+        waiter.interrupt();
+        waiter.join(10_000);
+
+        assertThat(failure.get()).isInstanceOf(LockNotAcquiredException.class).hasMessageContaining("interrupted");
+        assertThat(flag.get()).isTrue();
+    }
+
+    @Test
+    void withLockBindsTheLeaseAsCurrentAndAlwaysReleases() {
+        String result = locks.withLock("work", HOLD, lease -> {
+            assertThat(LockContext.current()).containsSame(lease);
+            assertThat(LockContext.current("work")).containsSame(lease);
+            assertThat(LockContext.current("other")).isEmpty();
+            return "done:" + lease.fencingToken();
+        });
+
+        assertThat(result).startsWith("done:");
+        assertThat(LockContext.current()).isEmpty();
+        assertThat(locks.inspect("work")).isEmpty();
+
+        assertThatThrownBy(() -> locks.withLock("work", HOLD, lease -> {
+                    throw new IOException("disk full");
+                }))
+                .isInstanceOf(LockedWorkException.class)
+                .hasCauseInstanceOf(IOException.class);
+        assertThatThrownBy(() -> locks.withLock("work", HOLD, lease -> {
+                    throw new IllegalStateException("boom");
+                }))
+                .isInstanceOf(IllegalStateException.class);
+        assertThat(locks.inspect("work")).isEmpty();
+    }
+
+    @Test
+    void renewalKeepsALeaseForManyLeaseTimes() {
+        Lease lease = locks.acquire("renewed", LockOptions.of(Duration.ofMillis(300)));
+        DefaultLockManager other = manager(store);
+
+        await().during(Duration.ofMillis(1500))
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> lease.isHeld() && other.tryAcquire("renewed", HOLD).isEmpty());
+
+        assertThat(store.renewCalls.get()).isGreaterThanOrEqualTo(3);
+        assertThat(events.events).contains("renewed:default:renewed");
+        assertThat(lease.release()).isTrue();
+    }
+
+    @Test
+    void renewalStopsAtTheMaxHoldTime() {
+        Lease lease = locks.acquire(
+                "bounded",
+                LockOptions.builder()
+                        .leaseTime(Duration.ofMillis(200))
+                        .maxHoldTime(Duration.ofMillis(500))
+                        .build());
+        DefaultLockManager other = manager(store);
+
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> other.tryAcquire("bounded", HOLD).isPresent());
+
+        assertThat(lease.isHeld()).isFalse();
+    }
+
+    @Test
+    void aLeaseWhoseThreadDiedIsNotRenewedAndIsTakenOver() throws Exception {
+        Thread holder = new Thread(() -> locks.acquire("orphan", LockOptions.of(Duration.ofMillis(300))));
+        holder.start();
+        holder.join();
+        DefaultLockManager other = manager(store);
+
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> other.tryAcquire("orphan", HOLD).isPresent());
+    }
+
+    @Test
+    void aLeaseTakenOverInTheStoreIsDeclaredLostOnceAndListenersAreTold() {
+        MutableClock storeClock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+        InMemoryLeaseStore skewed = new InMemoryLeaseStore(storeClock);
+        DefaultLockManager holder = manager(skewed);
+        DefaultLockManager thief = manager(skewed);
+        Lease lease = holder.acquire("stolen", LockOptions.of(Duration.ofSeconds(3)));
+
+        storeClock.advance(Duration.ofHours(1));
+        Lease theirs = thief.acquire("stolen", HOLD);
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> !lease.isHeld());
+        assertThatThrownBy(lease::checkHeld)
+                .isInstanceOf(LeaseLostException.class)
+                .hasMessageContaining("expired or was taken over");
+        assertThat(events.events).containsOnlyOnce("lost:default:stolen");
+        assertThat(lease.release()).isFalse();
+        assertThat(theirs.isHeld()).isTrue();
+        assertThat(skewed.inspect("stolen")).map(info -> info.fencingToken()).contains(theirs.fencingToken());
+    }
+
+    @Test
+    void aLeaseTheStoreCannotConfirmIsLostBeforeTheStoreSideExpiry() {
+        Lease lease = locks.acquire("outage", LockOptions.of(Duration.ofSeconds(2)));
+
+        store.down = true;
+
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(1)).until(() -> !lease.isHeld());
+        assertThat(memory.inspect("outage"))
+                .as("the holder must learn of the loss while the store still counts the lease as live")
+                .isPresent();
+        await().atMost(Duration.ofSeconds(2)).until(() -> events.events.contains("lost:default:outage"));
+        lease.close(); // never throws for a store outage
+        store.down = false;
+    }
+
+    @Test
+    void minHoldTimeKeepsTheKeyAfterAnEarlyRelease() {
+        Lease lease = locks.acquire(
+                "at-least", HOLD.toBuilder().minHoldTime(Duration.ofMillis(500)).build());
+        DefaultLockManager other = manager(store);
+
+        assertThat(lease.release()).isTrue();
+
+        assertThat(other.tryAcquire("at-least", HOLD)).isEmpty();
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> other.tryAcquire("at-least", HOLD).isPresent());
+    }
+
+    @Test
+    void aLeaseReleasedFromAnotherThreadIsReleased() throws Exception {
+        Lease lease = locks.acquire("async", HOLD);
+
+        CompletableFuture<Boolean> released = CompletableFuture.supplyAsync(lease::release, threads);
+
+        assertThat(released.get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(locks.inspect("async")).isEmpty();
+    }
+
+    @Test
+    void leasesAndEventsNeverShowTheOwnerToken() {
+        Lease lease = locks.acquire("secret", HOLD);
+
+        assertThat(lease.toString()).contains("secret").doesNotContainPattern("[0-9a-f]{8}-[0-9a-f]{4}-");
+        assertThat(locks.heldLeases()).extracting(Lease::key).containsExactly("secret");
+        lease.release();
+        assertThat(locks.heldLeases()).isEmpty();
+    }
+}
