@@ -107,9 +107,6 @@ public final class InMemoryLeaseStore implements LeaseStore {
                 rows.remove(key);
             } else {
                 Instant keepUntil = current.acquiredAt().plus(minHoldTime);
-                if (keepUntil.isAfter(current.expiresAt())) {
-                    keepUntil = current.expiresAt();
-                }
                 if (keepUntil.isBefore(now)) {
                     keepUntil = now;
                 }

@@ -38,8 +38,8 @@ public interface LeaseStore {
 
     /**
      * Ends our lease on {@code key}, if {@code ownerToken} still owns it. With a positive {@code minHoldTime},
-     * the lease is instead shortened to end at acquisition plus {@code minHoldTime} (or now, if that passed),
-     * and can no longer be renewed.
+     * a live lease is instead set to end at acquisition plus {@code minHoldTime} (or now, if that passed), even
+     * if that is past its current expiry, and can no longer be renewed.
      *
      * @return true when our unexpired lease was removed or shortened; false when it was not ours any more
      */

@@ -216,6 +216,20 @@ public abstract class LeaseStoreContractTest {
     }
 
     @Test
+    void minHoldTimeOutlastsTheCurrentLeaseWhenItIsLonger() {
+        String key = key();
+        String owner = token();
+        AcquireResult.Granted granted = grant(key, owner, SHORT);
+
+        assertThat(store.release(key, owner, Duration.ofSeconds(3))).isTrue();
+
+        assertThat(store.inspect(key).orElseThrow().expiresAt())
+                .isEqualTo(granted.acquiredAt().plusSeconds(3));
+        await().pollDelay(SHORT.multipliedBy(2)).atMost(Duration.ofSeconds(2)).until(() -> true);
+        assertThat(store.tryAcquire(key, token(), "b", LONG)).isInstanceOf(AcquireResult.Busy.class);
+    }
+
+    @Test
     void inspectShowsTheLiveLeaseAndNothingForAFreeOrExpiredKey() {
         String key = key();
         assertThat(store.inspect(key)).isEmpty();

@@ -1,0 +1,300 @@
+package io.fencepost.lock.jdbc;
+
+import io.fencepost.lock.LeaseInfo;
+import io.fencepost.lock.spi.AcquireResult;
+import io.fencepost.lock.spi.LeaseStore;
+import io.fencepost.lock.spi.RenewRequest;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import javax.sql.DataSource;
+
+/**
+ * The {@link LeaseStore} on PostgreSQL: one statement per call, each in its own autocommit transaction, with
+ * expiry decided by the database clock ({@code clock_timestamp()}).
+ */
+public final class PostgresLeaseStore implements LeaseStore {
+
+    // Slots: %1$s the lock table, %2$s its fencing sequence (both validated, quoted identifiers), %3$d the
+    // advisory lock class id derived from the table. Everything else is a bind parameter.
+
+    /**
+     * Takes the key when it is free or expired, in one statement. The token is drawn under a transaction-scoped
+     * advisory lock on (class id, hash of the key): nextval in the INSERT's source runs before the conflict is
+     * resolved, so without the lock a statement that stalled between its draw and its insert could win a key
+     * just released with a token lower than one already granted for it. Under the lock every earlier grant of
+     * the key has committed before our draw, so a key's tokens strictly increase in grant order. Keys whose
+     * hashes collide merely take turns. The busy branch reads the statement's snapshot, which may predate the
+     * holder's commit: then it finds no row.
+     */
+    private static final String ACQUIRE_SQL = """
+            WITH guard AS MATERIALIZED (
+                -- durability: a granted fencing token must survive a crash, whatever the server default
+                SELECT set_config('synchronous_commit', 'on', true) AS sc,
+                       -- serialize the token draw per key, until this statement commits
+                       pg_advisory_xact_lock(%3$d, hashtext(?)) AS lk
+            ), ins AS (
+                INSERT INTO %1$s AS l (lock_key, owner_token, holder, fencing_token, acquired_at, expires_at)
+                SELECT ?, ?::uuid, ?, nextval('%2$s'), t.now, t.now + ? * interval '1 millisecond'
+                -- one reading of the clock, taken once the draw lock is ours: the lease is exactly as long as asked
+                FROM (SELECT clock_timestamp() AS now FROM guard) AS t
+                ON CONFLICT (lock_key) DO UPDATE
+                   SET owner_token = excluded.owner_token, holder = excluded.holder,
+                       fencing_token = nextval('%2$s'),
+                       acquired_at = excluded.acquired_at, expires_at = excluded.expires_at
+                 WHERE l.expires_at <= clock_timestamp()
+                RETURNING l.fencing_token, l.acquired_at, l.expires_at
+            )
+            SELECT true AS granted, fencing_token, acquired_at, expires_at, NULL::bigint AS remaining_ms FROM ins
+            UNION ALL
+            SELECT false, NULL, NULL, NULL, ceil(extract(epoch FROM (c.expires_at - clock_timestamp())) * 1000)::bigint
+            FROM %1$s c WHERE c.lock_key = ? AND NOT EXISTS (SELECT 1 FROM ins)
+            """;
+
+    /** Extends every still-owned, unexpired lease of the batch; durably, like acquire. */
+    private static final String RENEW_SQL = """
+            UPDATE %1$s AS l
+               SET expires_at = clock_timestamp() + r.lease_ms * interval '1 millisecond'
+              FROM (SELECT set_config('synchronous_commit', 'on', true)) AS g,
+                   unnest(?::text[], ?::uuid[], ?::bigint[]) AS r(lock_key, owner_token, lease_ms)
+             WHERE l.lock_key = r.lock_key
+               AND l.owner_token = r.owner_token
+               AND l.expires_at > clock_timestamp()
+            RETURNING l.lock_key, l.expires_at
+            """;
+
+    /**
+     * Deletes our row, expired or not, and tells whether it was still live. Committed asynchronously on
+     * purpose: a release lost in a crash only keeps the key locked until its lease expires, it never endangers
+     * mutual exclusion or fencing. The next durable commit flushes it anyway.
+     */
+    private static final String RELEASE_SQL = """
+            DELETE FROM %1$s AS l
+             USING (SELECT set_config('synchronous_commit', 'off', true)) AS g
+             WHERE l.lock_key = ? AND l.owner_token = ?::uuid
+            RETURNING l.expires_at > clock_timestamp() AS was_live
+            """;
+
+    /**
+     * Release with a minimum hold time: the lease is set to end at acquisition plus the minimum hold (or now, if
+     * that has passed), even when that is later than its current expiry, as ShedLock's lockAtLeastFor does.
+     * Only a live lease of ours is touched, so nothing expired is ever revived. The fresh random owner token
+     * makes the row unrenewable by us: a racing renewal then finds nothing, so a released lease can never be
+     * extended further. Asynchronous commit, as for {@link #RELEASE_SQL}: a lost update only ends the lease at
+     * its old expiry.
+     */
+    private static final String RELEASE_KEEP_SQL = """
+            UPDATE %1$s AS l
+               SET expires_at = greatest(l.acquired_at + ? * interval '1 millisecond', clock_timestamp()),
+                   owner_token = gen_random_uuid()
+              FROM (SELECT set_config('synchronous_commit', 'off', true)) AS g
+             WHERE l.lock_key = ? AND l.owner_token = ?::uuid AND l.expires_at > clock_timestamp()
+            RETURNING true
+            """;
+
+    /** The live lease on a key, without its owner token. */
+    private static final String INSPECT_SQL = """
+            SELECT lock_key, fencing_token, holder, acquired_at, expires_at
+              FROM %1$s
+             WHERE lock_key = ? AND expires_at > clock_timestamp()
+            """;
+
+    /** The width of the key and holder columns, in characters. */
+    static final int MAX_LENGTH = 255;
+
+    private final TableName tableName;
+
+    private final StatementRunner runner;
+
+    private final String acquireSql;
+
+    private final String renewSql;
+
+    private final String releaseSql;
+
+    private final String releaseKeepSql;
+
+    private final String inspectSql;
+
+    /**
+     * A store on {@code tableName}, which must already exist (see {@link SchemaInitializer}).
+     *
+     * @param statementTimeout how long one statement may take, connection wait excluded, before it fails with
+     *     {@link io.fencepost.lock.LockStoreException}
+     * @throws IllegalArgumentException for an invalid table name or a non-positive timeout
+     */
+    public PostgresLeaseStore(DataSource dataSource, String tableName, Duration statementTimeout) {
+        Objects.requireNonNull(dataSource, "dataSource");
+        Objects.requireNonNull(statementTimeout, "statementTimeout");
+        if (statementTimeout.isNegative() || statementTimeout.isZero()) {
+            throw new IllegalArgumentException("statement timeout must be positive, was " + statementTimeout);
+        }
+        this.tableName = TableName.of(tableName);
+        this.runner = new StatementRunner(dataSource, statementTimeout);
+        String table = this.tableName.quotedTable();
+        String sequence = this.tableName.quotedSequence();
+        int classId = this.tableName.advisoryClassId();
+        this.acquireSql = ACQUIRE_SQL.formatted(table, sequence, classId);
+        this.renewSql = RENEW_SQL.formatted(table);
+        this.releaseSql = RELEASE_SQL.formatted(table);
+        this.releaseKeepSql = RELEASE_KEEP_SQL.formatted(table);
+        this.inspectSql = INSPECT_SQL.formatted(table);
+    }
+
+    @Override
+    public AcquireResult tryAcquire(String key, String ownerToken, String holder, Duration leaseTime) {
+        checkKey(key);
+        Objects.requireNonNull(holder, "holder");
+        long leaseMillis = positiveMillis(leaseTime, "lease time", key);
+        UUID owner = OwnerTokens.toUuid(Objects.requireNonNull(ownerToken, "ownerToken"));
+        return runner.run("acquire lock '" + key + "'", StoreFailures.secretsOf(ownerToken), acquireSql, statement -> {
+            statement.setString(1, key);
+            statement.setString(2, key);
+            statement.setObject(3, owner);
+            statement.setString(4, truncate(holder));
+            statement.setLong(5, leaseMillis);
+            statement.setString(6, key);
+            try (ResultSet rows = statement.executeQuery()) {
+                return LeaseRowMapper.acquireResult(rows);
+            }
+        });
+    }
+
+    @Override
+    public Map<String, Instant> renew(Collection<RenewRequest> requests) {
+        if (requests.isEmpty()) {
+            return Map.of();
+        }
+        int size = requests.size();
+        List<String> secrets = new ArrayList<>(2 * size);
+        String[] keys = new String[size];
+        UUID[] owners = new UUID[size];
+        Long[] leaseMillis = new Long[size];
+        int i = 0;
+        for (RenewRequest request : requests) {
+            keys[i] = request.key();
+            owners[i] = OwnerTokens.toUuid(request.ownerToken());
+            leaseMillis[i] = positiveMillis(request.leaseTime(), "lease time", request.key());
+            secrets.addAll(StoreFailures.secretsOf(request.ownerToken()));
+            i++;
+        }
+        return runner.run(describeRenewal(requests), secrets, renewSql, statement -> {
+            Connection connection = statement.getConnection();
+            Array keyArray = connection.createArrayOf("text", keys);
+            Array ownerArray = connection.createArrayOf("uuid", owners);
+            Array leaseArray = connection.createArrayOf("int8", leaseMillis);
+            statement.setArray(1, keyArray);
+            statement.setArray(2, ownerArray);
+            statement.setArray(3, leaseArray);
+            try (ResultSet rows = statement.executeQuery()) {
+                return LeaseRowMapper.renewed(rows);
+            }
+        });
+    }
+
+    @Override
+    public boolean release(String key, String ownerToken, Duration minHoldTime) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(minHoldTime, "minHoldTime");
+        UUID owner = OwnerTokens.toUuid(Objects.requireNonNull(ownerToken, "ownerToken"));
+        List<String> secrets = StoreFailures.secretsOf(ownerToken);
+        String action = "release lock '" + key + "'";
+        if (minHoldTime.isNegative() || minHoldTime.isZero()) {
+            return runner.run(action, secrets, releaseSql, statement -> {
+                statement.setString(1, key);
+                statement.setObject(2, owner);
+                try (ResultSet rows = statement.executeQuery()) {
+                    return LeaseRowMapper.releasedLive(rows);
+                }
+            });
+        }
+        long minHoldMillis = positiveMillis(minHoldTime, "min hold time", key);
+        return runner.run(action, secrets, releaseKeepSql, statement -> {
+            statement.setLong(1, minHoldMillis);
+            statement.setString(2, key);
+            statement.setObject(3, owner);
+            try (ResultSet rows = statement.executeQuery()) {
+                return LeaseRowMapper.anyRow(rows);
+            }
+        });
+    }
+
+    @Override
+    public Optional<LeaseInfo> inspect(String key) {
+        Objects.requireNonNull(key, "key");
+        return runner.run("inspect lock '" + key + "'", List.of(), inspectSql, statement -> {
+            statement.setString(1, key);
+            try (ResultSet rows = statement.executeQuery()) {
+                return LeaseRowMapper.leaseInfo(rows);
+            }
+        });
+    }
+
+    /** The lock table this store uses. */
+    public String tableName() {
+        return tableName.table();
+    }
+
+    /** The advisory lock class id of the token draw, for tests that need to block it. */
+    int advisoryClassId() {
+        return tableName.advisoryClassId();
+    }
+
+    @Override
+    public String toString() {
+        return "PostgresLeaseStore[table=" + tableName.table() + "]";
+    }
+
+    private static void checkKey(String key) {
+        Objects.requireNonNull(key, "key");
+        if (key.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException(
+                    "key '" + key.replace("\0", "\\0") + "' contains the NUL character, which PostgreSQL cannot store");
+        }
+        int length = key.codePointCount(0, key.length());
+        if (length > MAX_LENGTH) {
+            throw new IllegalArgumentException(
+                    "key is " + length + " characters long, fencepost's table holds at most " + MAX_LENGTH);
+        }
+    }
+
+    /** The holder name is informational: cut to the column's width rather than fail a grant over it. */
+    private static String truncate(String holder) {
+        if (holder.codePointCount(0, holder.length()) <= MAX_LENGTH) {
+            return holder;
+        }
+        return holder.substring(0, holder.offsetByCodePoints(0, MAX_LENGTH));
+    }
+
+    private static long positiveMillis(Duration duration, String what, String key) {
+        Objects.requireNonNull(duration, what);
+        if (duration.isNegative() || duration.isZero()) {
+            throw new IllegalArgumentException(what + " must be positive, was " + duration + " (key '" + key + "')");
+        }
+        try {
+            return StatementRunner.ceilMillis(duration);
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException(what + " is too long, was " + duration + " (key '" + key + "')", e);
+        }
+    }
+
+    private static String describeRenewal(Collection<RenewRequest> requests) {
+        int shown = 3;
+        String keys = requests.stream()
+                .limit(shown)
+                .map(request -> "'" + request.key() + "'")
+                .collect(Collectors.joining(", "));
+        String more = requests.size() > shown ? " and " + (requests.size() - shown) + " more" : "";
+        return "renew " + requests.size() + (requests.size() == 1 ? " lease" : " leases") + " (" + keys + more + ")";
+    }
+}

@@ -1,0 +1,62 @@
+package io.fencepost.lock.jdbc;
+
+import java.util.regex.Pattern;
+
+/**
+ * A validated lock table name and the names derived from it. Validated once here, so that SQL text can
+ * substitute it without any further escaping.
+ *
+ * @param table the table name: lower-case letters, digits and {@code _}, at most 48 characters
+ */
+record TableName(String table) {
+
+    /** The default lock table name. */
+    static final String DEFAULT = "distributed_lock";
+
+    /**
+     * Unquoted lower-case identifiers, short enough that the longest derived name ({@code _schema_history},
+     * 15 characters) stays within PostgreSQL's 63-character limit.
+     */
+    private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,47}");
+
+    TableName {
+        if (table == null || !IDENTIFIER.matcher(table).matches()) {
+            throw new IllegalArgumentException("table name '" + table
+                    + "' is not a valid identifier: use lower-case letters, digits and _, starting with a letter"
+                    + " or _, at most 48 characters");
+        }
+    }
+
+    static TableName of(String table) {
+        return new TableName(table);
+    }
+
+    /** The fencing token sequence. */
+    String sequence() {
+        return table + "_fence_seq";
+    }
+
+    /** Fencepost's own Flyway history table, apart from the application's. */
+    String schemaHistoryTable() {
+        return table + "_schema_history";
+    }
+
+    /** The table as a quoted identifier: quoting keeps names that happen to be SQL keywords working. */
+    String quotedTable() {
+        return '"' + table + '"';
+    }
+
+    /** The sequence as a quoted identifier. */
+    String quotedSequence() {
+        return '"' + sequence() + '"';
+    }
+
+    /**
+     * The first key of the two-key advisory lock that serializes token draws per lock key: derived from the
+     * table so that two lock tables in one database do not contend, non-negative so that it renders as a
+     * plain integer literal.
+     */
+    int advisoryClassId() {
+        return ("fencepost:" + table).hashCode() & Integer.MAX_VALUE;
+    }
+}

@@ -1,0 +1,28 @@
+-- Fencepost's schema for teams that manage DDL by hand: the same as the Flyway migration that fencepost
+-- applies by itself (io/fencepost/lock/jdbc/migration/V1__create_lock_table.sql), with the default names.
+-- Run it as the role that owns the application's schema, then use SchemaMode.VALIDATE
+-- (fencepost.jdbc.initialize-schema=validate) or NONE. For another table name, replace every
+-- distributed_lock below, also in distributed_lock_fence_seq. Safe to run again (IF NOT EXISTS).
+
+-- CACHE 1 is essential: with a larger cache every session pre-allocates its own block of values, so a
+-- later grant could draw a token lower than one another session already handed out, and fencing tokens
+-- would no longer increase in grant order. NO CYCLE: a token must never come round again.
+CREATE SEQUENCE IF NOT EXISTS distributed_lock_fence_seq AS bigint START 1 INCREMENT 1 CACHE 1 NO CYCLE;
+
+CREATE TABLE IF NOT EXISTS distributed_lock (
+    lock_key      varchar(255) COLLATE "C" PRIMARY KEY,
+    owner_token   uuid         NOT NULL,
+    holder        varchar(255) NOT NULL,
+    fencing_token bigint       NOT NULL,
+    acquired_at   timestamptz  NOT NULL,
+    expires_at    timestamptz  NOT NULL
+);
+
+COMMENT ON SEQUENCE distributed_lock_fence_seq IS 'Fencepost fencing tokens: one value per grant, strictly increasing in grant order.';
+COMMENT ON TABLE distributed_lock IS 'Fencepost leases: one row per key that is or was recently locked; a row whose expires_at has passed is free.';
+COMMENT ON COLUMN distributed_lock.lock_key IS 'The locked key, compared byte-wise (collation C).';
+COMMENT ON COLUMN distributed_lock.owner_token IS 'Secret of the current grant: release and renewal only touch the row while it matches. Never shown.';
+COMMENT ON COLUMN distributed_lock.holder IS 'Human-readable name of the holder, such as app@host; informational only.';
+COMMENT ON COLUMN distributed_lock.fencing_token IS 'Token of the current grant, drawn from the fencing sequence when the key was won.';
+COMMENT ON COLUMN distributed_lock.acquired_at IS 'When the current grant was made, by the database clock.';
+COMMENT ON COLUMN distributed_lock.expires_at IS 'When the lease ends unless renewed, by the database clock; from then on the key is free.';

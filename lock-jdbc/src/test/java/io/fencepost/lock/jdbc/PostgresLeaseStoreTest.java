@@ -1,0 +1,514 @@
+package io.fencepost.lock.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.fencepost.lock.LeaseInfo;
+import io.fencepost.lock.LockStoreException;
+import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import io.fencepost.lock.spi.AcquireResult;
+import io.fencepost.lock.spi.RenewRequest;
+import java.io.IOException;
+import java.lang.reflect.Proxy;
+import java.net.ServerSocket;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/** Store-level behaviour of {@link PostgresLeaseStore} on a real PostgreSQL. */
+class PostgresLeaseStoreTest {
+
+    @RegisterExtension
+    static final PostgresTestDatabase db = new PostgresTestDatabase();
+
+    private static final Duration LONG = Duration.ofMinutes(5);
+
+    private static final Duration SHORT = Duration.ofMillis(200);
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+    private static PostgresLeaseStore store;
+
+    @BeforeAll
+    static void createSchema() {
+        new SchemaInitializer(db.dataSource(), "distributed_lock").create();
+        store = new PostgresLeaseStore(db.dataSource(), "distributed_lock", TIMEOUT);
+    }
+
+    private static String key() {
+        return "store-test:" + UUID.randomUUID();
+    }
+
+    private static String owner() {
+        return UUID.randomUUID().toString();
+    }
+
+    private static AcquireResult.Granted grant(String key, String owner, String holder, Duration leaseTime) {
+        AcquireResult result = store.tryAcquire(key, owner, holder, leaseTime);
+        assertThat(result).isInstanceOf(AcquireResult.Granted.class);
+        return (AcquireResult.Granted) result;
+    }
+
+    private static AcquireResult.Granted awaitTakeover(String key, String owner, String holder) {
+        return (AcquireResult.Granted) await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> store.tryAcquire(key, owner, holder, LONG), AcquireResult.Granted.class::isInstance);
+    }
+
+    @Test
+    void grantsAFreeKeyWithATokenAndTheDatabasesTimes() {
+        String key = key();
+
+        AcquireResult.Granted granted = grant(key, owner(), "app@host", Duration.ofSeconds(30));
+
+        assertThat(granted.fencingToken()).isPositive();
+        assertThat(Duration.between(granted.acquiredAt(), granted.expiresAt()))
+                .isBetween(Duration.ofSeconds(30), Duration.ofSeconds(31));
+        LeaseInfo info = store.inspect(key).orElseThrow();
+        assertThat(info)
+                .isEqualTo(new LeaseInfo(
+                        key, granted.fencingToken(), "app@host", granted.acquiredAt(), granted.expiresAt()));
+    }
+
+    @Test
+    void aHeldKeyIsBusyWithTheHoldersRemainingTime() {
+        String key = key();
+        grant(key, owner(), "a", Duration.ofSeconds(10));
+
+        AcquireResult second = store.tryAcquire(key, owner(), "b", LONG);
+
+        assertThat(second)
+                .isInstanceOfSatisfying(
+                        AcquireResult.Busy.class,
+                        busy -> assertThat(busy.remaining())
+                                .hasValueSatisfying(remaining -> assertThat(remaining)
+                                        .isPositive()
+                                        .isLessThanOrEqualTo(Duration.ofSeconds(10))));
+        assertThat(store.inspect(key).orElseThrow().holder()).isEqualTo("a");
+    }
+
+    @Test
+    void anExpiredLeaseIsTakenOverWithAHigherToken() {
+        String key = key();
+        AcquireResult.Granted first = grant(key, owner(), "a", SHORT);
+
+        AcquireResult.Granted second = awaitTakeover(key, owner(), "b");
+
+        assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+        assertThat(second.acquiredAt()).isAfterOrEqualTo(first.expiresAt());
+        assertThat(store.inspect(key).orElseThrow().holder()).isEqualTo("b");
+    }
+
+    @Test
+    void releaseByTheOwnerFreesTheKeyAtOnce() {
+        String key = key();
+        String owner = owner();
+        grant(key, owner, "a", LONG);
+
+        assertThat(store.release(key, owner, Duration.ZERO)).isTrue();
+
+        assertThat(store.inspect(key)).isEmpty();
+        assertThat(store.tryAcquire(key, owner(), "b", LONG)).isInstanceOf(AcquireResult.Granted.class);
+    }
+
+    @Test
+    void releaseIsIdempotentAndFalseTheSecondTime() {
+        String key = key();
+        String owner = owner();
+        grant(key, owner, "a", LONG);
+
+        assertThat(store.release(key, owner, Duration.ZERO)).isTrue();
+        assertThat(store.release(key, owner, Duration.ZERO)).isFalse();
+    }
+
+    @Test
+    void releaseWithAWrongOwnerTokenReturnsFalseAndLeavesTheRow() {
+        String key = key();
+        grant(key, owner(), "a", LONG);
+        LeaseInfo before = store.inspect(key).orElseThrow();
+
+        assertThat(store.release(key, owner(), Duration.ZERO)).isFalse();
+        assertThat(store.release(key, owner(), Duration.ofSeconds(1))).isFalse();
+
+        assertThat(store.inspect(key)).contains(before);
+    }
+
+    @Test
+    void releasingOurExpiredLeaseReturnsFalse() {
+        String key = key();
+        String owner = owner();
+        grant(key, owner, "a", SHORT);
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.inspect(key).isEmpty());
+
+        assertThat(store.release(key, owner, Duration.ZERO)).isFalse();
+    }
+
+    @Test
+    void aReleaseAfterExpiryAndTakeoverReturnsFalseAndLeavesTheNewHolderIntact() {
+        String key = key();
+        String stale = owner();
+        grant(key, stale, "stale", SHORT);
+        AcquireResult.Granted fresh = awaitTakeover(key, owner(), "fresh");
+        LeaseInfo before = store.inspect(key).orElseThrow();
+
+        assertThat(store.release(key, stale, Duration.ZERO)).isFalse();
+        assertThat(store.release(key, stale, Duration.ofSeconds(10))).isFalse();
+
+        assertThat(store.inspect(key)).contains(before);
+        assertThat(before.fencingToken()).isEqualTo(fresh.fencingToken());
+        assertThat(before.holder()).isEqualTo("fresh");
+    }
+
+    @Test
+    void aRenewalAfterExpiryAndTakeoverIsRefusedAndLeavesTheNewHolderIntact() {
+        String key = key();
+        String stale = owner();
+        grant(key, stale, "stale", SHORT);
+        awaitTakeover(key, owner(), "fresh");
+        LeaseInfo before = store.inspect(key).orElseThrow();
+
+        Map<String, Instant> renewed = store.renew(List.of(new RenewRequest(key, stale, LONG.multipliedBy(2))));
+
+        assertThat(renewed).isEmpty();
+        assertThat(store.inspect(key)).contains(before);
+    }
+
+    @Test
+    void renewalExtendsTheLeaseFromNowByTheDatabaseClock() {
+        String key = key();
+        String owner = owner();
+        AcquireResult.Granted granted = grant(key, owner, "a", Duration.ofSeconds(2));
+
+        Map<String, Instant> renewed = store.renew(List.of(new RenewRequest(key, owner, LONG)));
+
+        assertThat(renewed).containsOnlyKeys(key);
+        assertThat(renewed.get(key)).isAfter(granted.expiresAt());
+        assertThat(store.inspect(key).orElseThrow().expiresAt()).isEqualTo(renewed.get(key));
+        assertThat(store.inspect(key).orElseThrow().acquiredAt()).isEqualTo(granted.acquiredAt());
+    }
+
+    @Test
+    void aBatchRenewsEveryOwnedLeaseInOneStatementAndSkipsTheLostOnes() {
+        String a = key();
+        String b = key();
+        String takenOver = key();
+        String notOurs = key();
+        String ownerA = owner();
+        String ownerB = owner();
+        String ownerTakenOver = owner();
+        grant(a, ownerA, "a", Duration.ofSeconds(2));
+        grant(b, ownerB, "a", Duration.ofSeconds(2));
+        grant(takenOver, ownerTakenOver, "a", SHORT);
+        grant(notOurs, owner(), "other", LONG);
+        awaitTakeover(takenOver, owner(), "thief");
+        LeaseInfo thiefs = store.inspect(takenOver).orElseThrow();
+        LeaseInfo others = store.inspect(notOurs).orElseThrow();
+
+        Map<String, Instant> renewed = store.renew(List.of(
+                new RenewRequest(a, ownerA, LONG),
+                new RenewRequest(b, ownerB, Duration.ofMinutes(1)),
+                new RenewRequest(takenOver, ownerTakenOver, LONG),
+                new RenewRequest(notOurs, owner(), LONG)));
+
+        assertThat(renewed).containsOnlyKeys(a, b);
+        assertThat(renewed.get(b)).isBefore(renewed.get(a));
+        assertThat(store.inspect(a).orElseThrow().expiresAt()).isEqualTo(renewed.get(a));
+        assertThat(store.inspect(b).orElseThrow().expiresAt()).isEqualTo(renewed.get(b));
+        assertThat(store.inspect(takenOver)).contains(thiefs);
+        assertThat(store.inspect(notOurs)).contains(others);
+    }
+
+    @Test
+    void anEmptyRenewalBatchDoesNotTouchTheDatabase() {
+        DataSource failing = new PGSimpleDataSource() {
+            @Override
+            public Connection getConnection() throws SQLException {
+                throw new SQLException("must not be called", "XX000");
+            }
+        };
+        PostgresLeaseStore offline = new PostgresLeaseStore(failing, "distributed_lock", TIMEOUT);
+
+        assertThat(offline.renew(List.of())).isEmpty();
+    }
+
+    @Test
+    void releaseWithMinHoldTimeKeepsTheKeyUntilAcquisitionPlusMinHoldAndCannotBeRenewed() {
+        String key = key();
+        String owner = owner();
+        AcquireResult.Granted granted = grant(key, owner, "a", LONG);
+
+        assertThat(store.release(key, owner, Duration.ofMillis(500))).isTrue();
+
+        LeaseInfo kept = store.inspect(key).orElseThrow();
+        assertThat(kept.expiresAt()).isEqualTo(granted.acquiredAt().plusMillis(500));
+        assertThat(kept.fencingToken()).isEqualTo(granted.fencingToken());
+        assertThat(store.tryAcquire(key, owner(), "b", LONG)).isInstanceOf(AcquireResult.Busy.class);
+        // The owner token was replaced: neither a racing renewal nor a second release finds our row.
+        assertThat(store.renew(List.of(new RenewRequest(key, owner, LONG)))).isEmpty();
+        assertThat(store.release(key, owner, Duration.ZERO)).isFalse();
+        assertThat(store.inspect(key)).contains(kept);
+        AcquireResult.Granted next = awaitTakeover(key, owner(), "b");
+        assertThat(next.acquiredAt()).isAfterOrEqualTo(kept.expiresAt());
+    }
+
+    @Test
+    void releaseWithAMinHoldTimeThatHasPassedFreesTheKeyNow() {
+        String key = key();
+        String owner = owner();
+        grant(key, owner, "a", LONG);
+
+        assertThat(store.release(key, owner, Duration.ofNanos(1))).isTrue();
+
+        assertThat(store.tryAcquire(key, owner(), "b", LONG)).isInstanceOf(AcquireResult.Granted.class);
+    }
+
+    @Test
+    void releaseWithMinHoldTimeKeepsTheKeyUntilAcquisitionPlusMinHoldEvenPastTheLease() {
+        String key = key();
+        String owner = owner();
+        AcquireResult.Granted granted = grant(key, owner, "a", Duration.ofSeconds(30));
+
+        assertThat(store.release(key, owner, Duration.ofMinutes(10))).isTrue();
+
+        assertThat(store.inspect(key).orElseThrow().expiresAt())
+                .isEqualTo(granted.acquiredAt().plus(Duration.ofMinutes(10)));
+    }
+
+    @Test
+    void releaseWithMinHoldTimeOfAnExpiredLeaseReturnsFalse() {
+        String key = key();
+        String owner = owner();
+        grant(key, owner, "a", SHORT);
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.inspect(key).isEmpty());
+
+        assertThat(store.release(key, owner, Duration.ofSeconds(10))).isFalse();
+    }
+
+    @Test
+    void fencingTokensStrictlyIncreaseAcrossGrantsTakeoversAndKeys() {
+        String key = key();
+        List<Long> tokens = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            String owner = owner();
+            tokens.add(grant(key, owner, "a", LONG).fencingToken());
+            tokens.add(grant(key(), owner(), "b", LONG).fencingToken());
+            assertThat(store.release(key, owner, Duration.ZERO)).isTrue();
+        }
+        tokens.add(grant(key, owner(), "a", SHORT).fencingToken());
+        tokens.add(awaitTakeover(key, owner(), "b").fencingToken());
+
+        assertThat(tokens).isSorted().doesNotHaveDuplicates();
+    }
+
+    @Test
+    void keysAndHoldersRoundTripExactly() {
+        List<String> keys = List.of(
+                "it's",
+                "'; drop table distributed_lock; --",
+                "\"quoted\" $1 ? %s %_ \\ \n\t",
+                "ключ-鍵-ключ".repeat(23),
+                "🔒".repeat(255),
+                "ж".repeat(255),
+                " ");
+        for (String key : keys) {
+            String owner = owner();
+            String holder = "holder '"
+                    + key.substring(0, key.offsetByCodePoints(0, Math.min(20, key.codePointCount(0, key.length()))))
+                    + "'; --";
+            AcquireResult.Granted granted = grant(key, owner, holder, LONG);
+
+            LeaseInfo info = store.inspect(key).orElseThrow();
+
+            assertThat(info.key()).isEqualTo(key);
+            assertThat(info.holder()).isEqualTo(holder);
+            assertThat(info.fencingToken()).isEqualTo(granted.fencingToken());
+            assertThat(store.renew(List.of(new RenewRequest(key, owner, LONG)))).containsOnlyKeys(key);
+            assertThat(store.release(key, owner, Duration.ZERO)).isTrue();
+        }
+        assertThat(countRows("'; drop table distributed_lock; --")).isZero();
+    }
+
+    @Test
+    void aTooLongHolderIsCutToTheColumnWidth() {
+        String key = key();
+        grant(key, owner(), "h".repeat(300), LONG);
+
+        assertThat(store.inspect(key).orElseThrow().holder()).isEqualTo("h".repeat(255));
+    }
+
+    @Test
+    void keysThePostgresColumnCannotHoldAreRejectedBeforeTheDatabase() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> store.tryAcquire("a\0b", owner(), "a", LONG))
+                .withMessageContaining("NUL");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> store.tryAcquire("k".repeat(256), owner(), "a", LONG))
+                .withMessageContaining("256 characters");
+    }
+
+    @Test
+    void ownerTokensThatAreNotUuidsStillWork() {
+        String key = key();
+        grant(key, "not-a-uuid", "a", LONG);
+
+        assertThat(store.release(key, "another-token", Duration.ZERO)).isFalse();
+        assertThat(store.release(key, "not-a-uuid", Duration.ZERO)).isTrue();
+    }
+
+    @Test
+    void anUnreachableDatabaseFailsWithAStoreErrorThatNamesTheKeyAndNotTheOwner() throws IOException {
+        PGSimpleDataSource unreachable = new PGSimpleDataSource();
+        unreachable.setServerNames(new String[] {"127.0.0.1"});
+        unreachable.setPortNumbers(new int[] {closedPort()});
+        unreachable.setDatabaseName("postgres");
+        unreachable.setUser("postgres");
+        unreachable.setConnectTimeout(2);
+        PostgresLeaseStore offline = new PostgresLeaseStore(unreachable, "distributed_lock", TIMEOUT);
+        String owner = owner();
+
+        assertThatThrownBy(() -> offline.tryAcquire("k", owner, "a", LONG))
+                .isInstanceOf(LockStoreException.class)
+                .hasMessageStartingWith("could not acquire lock 'k': the lock store failed (SQLState 08001)")
+                .hasMessageContaining("check the database connection")
+                .message()
+                .doesNotContain(owner);
+        assertThatThrownBy(() -> offline.release("k", owner, Duration.ZERO))
+                .isInstanceOf(LockStoreException.class)
+                .hasMessageStartingWith("could not release lock 'k'");
+        assertThatThrownBy(() -> offline.renew(List.of(new RenewRequest("k", owner, LONG))))
+                .isInstanceOf(LockStoreException.class)
+                .hasMessageStartingWith("could not renew 1 lease ('k')");
+        assertThatThrownBy(() -> offline.inspect("k"))
+                .isInstanceOf(LockStoreException.class)
+                .hasMessageStartingWith("could not inspect lock 'k'");
+    }
+
+    @Test
+    void aMissingTableFailsWithAStoreErrorThatSaysHowToCreateIt() {
+        PostgresLeaseStore missing = new PostgresLeaseStore(db.dataSource(), "never_created", TIMEOUT);
+
+        assertThatThrownBy(() -> missing.tryAcquire("k", owner(), "a", LONG))
+                .isInstanceOf(LockStoreException.class)
+                .hasMessageContaining("could not acquire lock 'k'")
+                .hasMessageContaining("SQLState 42P01")
+                .hasMessageContaining("SchemaMode.CREATE")
+                .hasMessageContaining("schema-postgresql.sql");
+    }
+
+    @Test
+    void aStatementThatCannotFinishInTimeFailsWithAStoreErrorWithinTheTimeout() throws SQLException {
+        String key = key();
+        PostgresLeaseStore impatient =
+                new PostgresLeaseStore(db.dataSource(), "distributed_lock", Duration.ofSeconds(1));
+        try (Connection blocker = db.adminDataSource().getConnection();
+                PreparedStatement lock = blocker.prepareStatement("SELECT pg_advisory_lock(?, hashtext(?))")) {
+            // Hold the per-key token-draw lock, as a stalled acquirer would.
+            lock.setInt(1, impatient.advisoryClassId());
+            lock.setString(2, key);
+            lock.execute();
+            long start = System.nanoTime();
+
+            assertThatThrownBy(() -> impatient.tryAcquire(key, owner(), "a", LONG))
+                    .isInstanceOf(LockStoreException.class)
+                    .hasMessageContaining("could not acquire lock '" + key + "'")
+                    .hasMessageContaining("statement timeout");
+
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(4));
+        }
+    }
+
+    @Test
+    void aConnectionHandedOutWithoutAutocommitIsUsedInAutocommitAndGivenBackAsItWas() throws SQLException {
+        try (Connection raw = db.unpooledDataSource().getConnection()) {
+            raw.setAutoCommit(false);
+            raw.setNetworkTimeout(Runnable::run, 60_000);
+            AtomicInteger handedOut = new AtomicInteger();
+            PostgresLeaseStore onThatConnection =
+                    new PostgresLeaseStore(singleConnection(raw, handedOut), "distributed_lock", TIMEOUT);
+            String key = key();
+
+            assertThat(onThatConnection.tryAcquire(key, owner(), "a", LONG)).isInstanceOf(AcquireResult.Granted.class);
+
+            assertThat(handedOut).hasValue(1);
+            assertThat(raw.getAutoCommit()).isFalse();
+            assertThat(raw.getNetworkTimeout()).isEqualTo(60_000);
+            // Committed on its own: another client sees it, and a rollback on the connection changes nothing.
+            assertThat(store.inspect(key)).isPresent();
+            raw.rollback();
+            assertThat(store.inspect(key)).isPresent();
+        }
+    }
+
+    @Test
+    void aLockTakenWhileTheCallerHasAnOpenTransactionIsVisibleAtOnceAndSurvivesItsRollback() throws SQLException {
+        String key = key();
+        try (Connection caller = db.dataSource().getConnection()) {
+            caller.setAutoCommit(false);
+            try (PreparedStatement work = caller.prepareStatement("SELECT txid_current()")) {
+                work.execute();
+            }
+
+            assertThat(store.tryAcquire(key, owner(), "a", LONG)).isInstanceOf(AcquireResult.Granted.class);
+
+            assertThat(countRows(key)).isOne();
+            caller.rollback();
+        }
+        assertThat(countRows(key)).isOne();
+    }
+
+    private static DataSource singleConnection(Connection connection, AtomicInteger handedOut) {
+        Connection unclosable = (Connection) Proxy.newProxyInstance(
+                Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("close")) {
+                        return null;
+                    }
+                    try {
+                        return method.invoke(connection, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        return new PGSimpleDataSource() {
+            @Override
+            public Connection getConnection() {
+                handedOut.incrementAndGet();
+                return unclosable;
+            }
+        };
+    }
+
+    private static int closedPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static int countRows(String key) {
+        try (Connection connection = db.adminDataSource().getConnection();
+                PreparedStatement count =
+                        connection.prepareStatement("SELECT count(*) FROM distributed_lock WHERE lock_key = ?")) {
+            count.setString(1, key);
+            try (ResultSet rows = count.executeQuery()) {
+                rows.next();
+                return rows.getInt(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package io.fencepost.lock.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fencepost.lock.LockStoreException;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+class StoreFailuresTest {
+
+    @Test
+    void namesTheOperationTheSqlStateAndTheFix() {
+        LockStoreException e = StoreFailures.translate(
+                "acquire lock 'k'",
+                new SQLException("Connection refused", "08001"),
+                Duration.ofSeconds(5),
+                StoreFailures.secretsOf(UUID.randomUUID().toString()));
+
+        assertThat(e)
+                .hasMessage("could not acquire lock 'k': the lock store failed (SQLState 08001): Connection refused;"
+                        + " check the database connection (statement timeout PT5S)");
+    }
+
+    @Test
+    void aMissingTableTellsHowToCreateIt() {
+        LockStoreException e = StoreFailures.translate(
+                "release lock 'k'",
+                new SQLException("relation \"distributed_lock\" does not exist", "42P01"),
+                Duration.ofSeconds(5),
+                StoreFailures.secretsOf("owner"));
+
+        assertThat(e.getMessage()).contains("SQLState 42P01", "SchemaMode.CREATE", "schema-postgresql.sql");
+    }
+
+    @Test
+    void ownerTokensAreRedactedFromTheMessageAndTheCause() {
+        String token = UUID.randomUUID().toString();
+        SQLException failure = new SQLException("Failing row contains (k, " + token + ", h).", "23502");
+
+        LockStoreException e = StoreFailures.translate(
+                "acquire lock 'k'", failure, Duration.ofSeconds(5), StoreFailures.secretsOf(token));
+
+        assertThat(e.getMessage()).doesNotContain(token).contains("<owner token>");
+        assertThat(e.getCause()).isInstanceOf(SQLException.class).isNotSameAs(failure);
+        assertThat(e.getCause().getMessage()).doesNotContain(token);
+        assertThat(((SQLException) e.getCause()).getSQLState()).isEqualTo("23502");
+    }
+
+    @Test
+    void aCauseWithoutSecretsIsKept() {
+        SQLException failure = new SQLException("canceling statement due to statement timeout", "57014");
+
+        LockStoreException e = StoreFailures.translate(
+                "acquire lock 'k'", failure, Duration.ofSeconds(1), StoreFailures.secretsOf("owner"));
+
+        assertThat(e.getCause()).isSameAs(failure);
+        assertThat(e.getMessage()).contains("statement timeout of PT1S");
+    }
+}
