@@ -1,6 +1,7 @@
 package io.fencepost.lock;
 
 import java.time.Instant;
+import java.util.function.Consumer;
 
 /**
  * A granted lease on one key: proof of exclusive ownership until {@link #expiresAt()}, and the fencing
@@ -26,6 +27,14 @@ public interface Lease extends AutoCloseable {
      * @throws LeaseLostException when {@link #isHeld()} is false
      */
     void checkHeld();
+
+    /**
+     * Registers a callback that runs once if the lease is lost while held: taken over, expired, or not confirmed
+     * by the store before its safe deadline. It never runs after a release. It runs on the renewal thread and
+     * must not block; if the lease is already lost, it runs at once on the calling thread. Reentrant holds of
+     * one grant share their callbacks.
+     */
+    void onLost(Consumer<? super LeaseLostException> listener);
 
     /**
      * Releases the lease. Idempotent: only the first call on a handle has an effect.

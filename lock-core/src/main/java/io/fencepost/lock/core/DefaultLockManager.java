@@ -175,9 +175,7 @@ public final class DefaultLockManager implements LockManager, AutoCloseable {
                 sent,
                 clock.instant());
         held.put(key, grant);
-        if (options.renew()) {
-            renewer.register(grant);
-        }
+        renewer.register(grant);
         LeaseHandle handle = new LeaseHandle(this, grant);
         listener.acquired(options.name(), handle, Duration.ofNanos(System.nanoTime() - start));
         return handle;
@@ -269,6 +267,7 @@ public final class DefaultLockManager implements LockManager, AutoCloseable {
             held.remove(grant.key, grant);
             LOG.log(Level.WARNING, "lost lock ''{0}'' (fencing token {1}): {2}", grant.key, grant.fencingToken, reason);
             listener.lost(grant.options.name(), new LeaseHandle(this, grant), reason);
+            grant.fireLost();
             wakeWaiters(grant.key);
         }
     }

@@ -4,8 +4,12 @@ import io.fencepost.lock.LeaseLostException;
 import io.fencepost.lock.LockOptions;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 /**
  * One grant held by a {@link DefaultLockManager}: the state shared by every reentrant handle on it, and what
@@ -50,7 +54,12 @@ final class Grant {
 
     private volatile String lostReason;
 
+    private final List<LostCallback> lostCallbacks = new CopyOnWriteArrayList<>();
+
     volatile long renewals;
+
+    /** Set by the renewal thread once a renewal reached the max hold time: no more renewals. */
+    volatile boolean renewalsEnded;
 
     Grant(
             String key,
@@ -151,6 +160,27 @@ final class Grant {
         return false;
     }
 
+    /** Registers a loss callback; runs it at once if the grant is already lost. */
+    void onLost(Consumer<? super LeaseLostException> listener) {
+        LostCallback callback = new LostCallback(listener);
+        lostCallbacks.add(callback);
+        if (state.get() == State.LOST) {
+            callback.fire(lostException());
+        }
+    }
+
+    /** Runs every loss callback once; called after {@link #markLost} succeeded. */
+    void fireLost() {
+        LeaseLostException exception = lostException();
+        for (LostCallback callback : lostCallbacks) {
+            callback.fire(exception);
+        }
+    }
+
+    private LeaseLostException lostException() {
+        return new LeaseLostException(key, fencingToken, lostReason);
+    }
+
     /** Adds a reentrant hold; false when the grant is no longer held. */
     boolean tryReenter() {
         if (!isHeld()) {
@@ -164,6 +194,29 @@ final class Grant {
     Duration renewableFor(long nowNanos) {
         long left = options.maxHoldTime().toNanos() - (nowNanos - grantSentNanos);
         return Duration.ofNanos(Math.min(left, options.leaseTime().toNanos()));
+    }
+
+    /** A loss callback that runs at most once, whichever of registration and loss comes second. */
+    private static final class LostCallback {
+
+        private final Consumer<? super LeaseLostException> listener;
+
+        private final AtomicBoolean fired = new AtomicBoolean();
+
+        LostCallback(Consumer<? super LeaseLostException> listener) {
+            this.listener = listener;
+        }
+
+        void fire(LeaseLostException exception) {
+            if (fired.compareAndSet(false, true)) {
+                try {
+                    listener.accept(exception);
+                } catch (RuntimeException e) {
+                    System.getLogger(Grant.class.getName())
+                            .log(System.Logger.Level.WARNING, "a lease-lost callback failed", e);
+                }
+            }
+        }
     }
 
     @Override

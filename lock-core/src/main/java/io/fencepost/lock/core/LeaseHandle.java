@@ -1,8 +1,10 @@
 package io.fencepost.lock.core;
 
 import io.fencepost.lock.Lease;
+import io.fencepost.lock.LeaseLostException;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /** One hold on a {@link Grant}: reentrant acquisitions get their own handle on the same grant. */
 final class LeaseHandle implements Lease {
@@ -45,9 +47,14 @@ final class LeaseHandle implements Lease {
     @Override
     public void checkHeld() {
         if (released.get()) {
-            throw new io.fencepost.lock.LeaseLostException(grant.key, grant.fencingToken, "it was released");
+            throw new LeaseLostException(grant.key, grant.fencingToken, "it was released");
         }
         grant.checkHeld();
+    }
+
+    @Override
+    public void onLost(Consumer<? super LeaseLostException> listener) {
+        grant.onLost(java.util.Objects.requireNonNull(listener, "listener"));
     }
 
     @Override

@@ -353,6 +353,46 @@ class DefaultLockManagerTest {
     }
 
     @Test
+    void lossCallbacksRunOnceAndNotAfterARelease() {
+        MutableClock storeClock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+        InMemoryLeaseStore skewed = new InMemoryLeaseStore(storeClock);
+        DefaultLockManager holder = manager(skewed);
+        Lease lost = holder.acquire("callback:lost", LockOptions.of(Duration.ofSeconds(3)));
+        Lease released = holder.acquire("callback:released", LockOptions.of(Duration.ofSeconds(3)));
+        List<String> calls = new java.util.concurrent.CopyOnWriteArrayList<>();
+        lost.onLost(e -> calls.add("lost:" + e.key()));
+        released.onLost(e -> calls.add("released:" + e.key()));
+        released.release();
+
+        storeClock.advance(Duration.ofHours(1));
+        manager(skewed).acquire("callback:lost", HOLD);
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> !calls.isEmpty());
+        lost.onLost(e -> calls.add("late:" + e.getMessage()));
+        assertThat(calls).hasSize(2);
+        assertThat(calls.get(0)).isEqualTo("lost:callback:lost");
+        assertThat(calls.get(1)).startsWith("late:").contains("taken over");
+    }
+
+    @Test
+    void aLeaseWithoutRenewalIsReportedLostWhenItsHolderRunsPastIt() {
+        Lease lease = locks.acquire(
+                "unrenewed",
+                LockOptions.builder()
+                        .leaseTime(Duration.ofMillis(300))
+                        .renew(false)
+                        .build());
+        List<String> reasons = new java.util.concurrent.CopyOnWriteArrayList<>();
+        lease.onLost(e -> reasons.add(e.getMessage()));
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> !reasons.isEmpty());
+
+        assertThat(reasons.get(0)).contains("ran out (renewal is off)");
+        assertThat(events.events).contains("lost:default:unrenewed");
+        assertThat(store.renewCalls.get()).isZero();
+    }
+
+    @Test
     void aLeaseTheStoreCannotConfirmIsLostBeforeTheStoreSideExpiry() {
         Lease lease = locks.acquire("outage", LockOptions.of(Duration.ofSeconds(2)));
 

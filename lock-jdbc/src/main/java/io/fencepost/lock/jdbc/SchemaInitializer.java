@@ -231,7 +231,10 @@ public final class SchemaInitializer {
                 .dataSource(dataSource)
                 .locations(MIGRATION_LOCATION)
                 .table(tableName.schemaHistoryTable())
-                .placeholders(Map.of("table", tableName.quotedTable(), "sequence", tableName.quotedSequence()))
+                .placeholders(Map.of(
+                        "table", tableName.quotedTable(),
+                        "sequence", tableName.quotedSequence(),
+                        "fence_table", tableName.quotedFenceTable()))
                 // The application's schema is rarely empty, and Flyway refuses a non-empty schema without its
                 // history table unless it may baseline. Baselining at version 0 records only a marker: V1 and
                 // every later migration of ours still run.

@@ -36,6 +36,16 @@ record TableName(String table) {
         return table + "_fence_seq";
     }
 
+    /** The fencing guard's table: per resource, the highest fencing token accepted. */
+    String fenceTable() {
+        return table + "_fence";
+    }
+
+    /** The fence table as a quoted identifier. */
+    String quotedFenceTable() {
+        return '"' + fenceTable() + '"';
+    }
+
     /** Fencepost's own Flyway history table, apart from the application's. */
     String schemaHistoryTable() {
         return table + "_schema_history";

@@ -1,8 +1,9 @@
 -- Fencepost's schema for teams that manage DDL by hand: the same as the Flyway migration that fencepost
--- applies by itself (io/fencepost/lock/jdbc/migration/V1__create_lock_table.sql), with the default names.
+-- applies by itself (io/fencepost/lock/jdbc/migration/V1__create_lock_table.sql and V2__create_fence_table.sql),
+-- with the default names.
 -- Run it as the role that owns the application's schema, then use SchemaMode.VALIDATE
 -- (fencepost.jdbc.initialize-schema=validate) or NONE. For another table name, replace every
--- distributed_lock below, also in distributed_lock_fence_seq. Safe to run again (IF NOT EXISTS).
+-- distributed_lock below, also in distributed_lock_fence_seq and distributed_lock_fence. Safe to run again (IF NOT EXISTS).
 
 -- CACHE 1 is essential: with a larger cache every session pre-allocates its own block of values, so a
 -- later grant could draw a token lower than one another session already handed out, and fencing tokens
@@ -26,3 +27,15 @@ COMMENT ON COLUMN distributed_lock.holder IS 'Human-readable name of the holder,
 COMMENT ON COLUMN distributed_lock.fencing_token IS 'Token of the current grant, drawn from the fencing sequence when the key was won.';
 COMMENT ON COLUMN distributed_lock.acquired_at IS 'When the current grant was made, by the database clock.';
 COMMENT ON COLUMN distributed_lock.expires_at IS 'When the lease ends unless renewed, by the database clock; from then on the key is free.';
+
+-- The fencing guard's table (JdbcFencingGuard), from migration V2__create_fence_table.sql.
+CREATE TABLE IF NOT EXISTS distributed_lock_fence (
+    resource      varchar(255) COLLATE "C" PRIMARY KEY,
+    fencing_token bigint       NOT NULL,
+    accepted_at   timestamptz  NOT NULL
+);
+
+COMMENT ON TABLE distributed_lock_fence IS 'Fencepost fencing guard: per resource, the highest fencing token accepted; writes with a lower token are refused.';
+COMMENT ON COLUMN distributed_lock_fence.resource IS 'The protected resource, as named by the application.';
+COMMENT ON COLUMN distributed_lock_fence.fencing_token IS 'The highest fencing token accepted for the resource.';
+COMMENT ON COLUMN distributed_lock_fence.accepted_at IS 'When that token was last accepted, by the database clock.';

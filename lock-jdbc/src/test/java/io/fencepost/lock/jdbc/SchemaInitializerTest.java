@@ -53,6 +53,8 @@ class SchemaInitializerTest {
                         "distributed_lock:r",
                         "distributed_lock_pkey:i",
                         "distributed_lock_fence_seq:S",
+                        "distributed_lock_fence:r",
+                        "distributed_lock_fence_pkey:i",
                         "distributed_lock_schema_history:r",
                         "distributed_lock_schema_history_s_idx:i",
                         "distributed_lock_schema_history_pk:i");
@@ -60,7 +62,7 @@ class SchemaInitializerTest {
                         schema,
                         "SELECT version || ':' || success FROM distributed_lock_schema_history"
                                 + " WHERE type = 'SQL' ORDER BY installed_rank"))
-                .containsExactly("1:true");
+                .containsExactly("1:true", "2:true");
         initializer.validate();
     }
 
@@ -135,6 +137,8 @@ class SchemaInitializerTest {
                   FROM pg_constraint WHERE conrelid = to_regclass('distributed_lock') ORDER BY conname
                 """;
         assertThat(query(plain, columns)).hasSize(6).isEqualTo(query(migrated, columns));
+        String fenceColumns = columns.replace("'distributed_lock'", "'distributed_lock_fence'");
+        assertThat(query(plain, fenceColumns)).hasSize(3).isEqualTo(query(migrated, fenceColumns));
         assertThat(query(plain, sequence)).hasSize(1).isEqualTo(query(migrated, sequence));
         assertThat(query(plain, constraints)).hasSize(1).isEqualTo(query(migrated, constraints));
         assertThat(query(plain, sequence).get(0)).startsWith("bigint 1 1 1 false");

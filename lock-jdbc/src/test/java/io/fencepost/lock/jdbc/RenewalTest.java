@@ -1,0 +1,356 @@
+package io.fencepost.lock.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.fencepost.lock.Lease;
+import io.fencepost.lock.LockManager;
+import io.fencepost.lock.LockOptions;
+import io.fencepost.lock.core.DefaultLockManager;
+import io.fencepost.lock.jdbc.test.CountingDataSource;
+import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import io.fencepost.lock.jdbc.test.TcpProxy;
+import io.fencepost.lock.spi.LeaseStore;
+import io.fencepost.lock.spi.LockListener;
+import io.fencepost.lock.spi.RenewRequest;
+import java.net.URI;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/** Honest renewal on PostgreSQL: it keeps live holders, stops for dead ones, and never revives a release. */
+class RenewalTest {
+
+    @RegisterExtension
+    static PostgresTestDatabase db = new PostgresTestDatabase(12);
+
+    private static final LockOptions PROBE = LockOptions.of(Duration.ofMinutes(1));
+
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = closeables.size() - 1; i >= 0; i--) {
+            closeables.get(i).close();
+        }
+    }
+
+    private <T extends AutoCloseable> T closeLater(T closeable) {
+        closeables.add(closeable);
+        return closeable;
+    }
+
+    private PostgresLockManager manager() {
+        return closeLater(PostgresLockManager.builder(db.dataSource()).build());
+    }
+
+    private static String key() {
+        return "renewal:" + UUID.randomUUID();
+    }
+
+    @Test
+    void aRenewedLeaseIsNeverTakenOverForTenLeaseTimes() {
+        PostgresLockManager holder = manager();
+        PostgresLockManager other = manager();
+        String key = key();
+        Lease lease = holder.acquire(key, LockOptions.of(Duration.ofMillis(300)));
+
+        await().during(Duration.ofSeconds(3))
+                .atMost(Duration.ofSeconds(6))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> lease.isHeld() && other.tryAcquire(key, PROBE).isEmpty());
+
+        assertThat(holder.inspect(key).orElseThrow().fencingToken()).isEqualTo(lease.fencingToken());
+        assertThat(lease.release()).isTrue();
+    }
+
+    @Test
+    void aLeaseWhoseThreadDiedIsTakenOverWithinAboutOneLeaseTime() throws Exception {
+        PostgresLockManager holder = manager();
+        PostgresLockManager other = manager();
+        String key = key();
+        Duration leaseTime = Duration.ofMillis(600);
+        Thread thread = new Thread(() -> holder.acquire(key, LockOptions.of(leaseTime)));
+        thread.start();
+        thread.join();
+        long died = System.nanoTime();
+
+        await().atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> other.tryAcquire(key, PROBE).isPresent());
+
+        // At most one lease time after the last renewal, plus polling: well under two lease times.
+        assertThat(Duration.ofNanos(System.nanoTime() - died)).isLessThan(leaseTime.multipliedBy(2));
+    }
+
+    @Test
+    void renewalStopsAtTheMaxHoldTimeAndTheHolderIsTold() {
+        PostgresLockManager holder = manager();
+        PostgresLockManager other = manager();
+        String key = key();
+        Lease lease = holder.acquire(
+                key,
+                LockOptions.builder()
+                        .leaseTime(Duration.ofMillis(300))
+                        .maxHoldTime(Duration.ofMillis(900))
+                        .build());
+        AtomicReference<String> lost = new AtomicReference<>();
+        lease.onLost(e -> lost.set(e.getMessage()));
+        long start = System.nanoTime();
+
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> other.tryAcquire(key, PROBE).isPresent());
+
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(800));
+        await().atMost(Duration.ofSeconds(2)).until(() -> lost.get() != null);
+        assertThat(lost.get()).contains("max hold time");
+        assertThat(lease.isHeld()).isFalse();
+    }
+
+    @Test
+    void withTheDatabaseUnreachableTheHolderLearnsOfTheLossBeforeTheDatabaseSideExpiry() throws Exception {
+        URI uri = URI.create(db.jdbcUrl().substring("jdbc:".length()));
+        TcpProxy proxy = closeLater(new TcpProxy(uri.getHost(), uri.getPort()));
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(db.jdbcUrl().replaceFirst(":" + uri.getPort() + "/", ":" + proxy.port() + "/"));
+        config.setMaximumPoolSize(3);
+        config.setConnectionTimeout(500);
+        HikariDataSource throughProxy = closeLater(new HikariDataSource(config));
+        PostgresLockManager holder = closeLater(PostgresLockManager.builder(throughProxy)
+                .statementTimeout(Duration.ofMillis(500))
+                .build());
+        String key = key();
+        Lease lease = holder.acquire(key, LockOptions.of(Duration.ofSeconds(3)));
+        AtomicReference<Instant> learnedAt = new AtomicReference<>();
+
+        proxy.stall();
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(1))
+                .until(() -> !lease.isHeld());
+
+        try (Connection direct = db.dataSource().getConnection();
+                PreparedStatement query = direct.prepareStatement(
+                        "SELECT expires_at > clock_timestamp() FROM distributed_lock WHERE lock_key = ?")) {
+            query.setString(1, key);
+            try (ResultSet rs = query.executeQuery()) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getBoolean(1))
+                        .as("the database still counts the lease as live when the holder gives it up")
+                        .isTrue();
+            }
+        }
+        lease.onLost(e -> learnedAt.set(Instant.now()));
+        await().atMost(Duration.ofSeconds(2)).until(() -> learnedAt.get() != null);
+        proxy.resume();
+    }
+
+    @Test
+    void tenThousandLeasesAreRenewedByOneStatementPerTick() throws Exception {
+        PGSimpleDataSource physical = new PGSimpleDataSource();
+        physical.setURL(db.jdbcUrl());
+        CountingDataSource counting = new CountingDataSource(physical);
+        HikariConfig config = new HikariConfig();
+        config.setDataSource(counting);
+        config.setMaximumPoolSize(8);
+        HikariDataSource pool = closeLater(new HikariDataSource(config));
+        AtomicInteger renewed = new AtomicInteger();
+        PostgresLockManager holder = closeLater(PostgresLockManager.builder(pool)
+                .listener(new LockListener() {
+                    @Override
+                    public void renewed(String name, Lease lease) {
+                        renewed.incrementAndGet();
+                    }
+                })
+                .build());
+        int leases = 10_000;
+        LockOptions options = LockOptions.of(Duration.ofSeconds(6));
+        long heapBefore = usedHeapAfterGc();
+        ExecutorService threads = Executors.newFixedThreadPool(6);
+        CountDownLatch release = new CountDownLatch(1);
+        List<Future<?>> holders = new ArrayList<>();
+        AtomicInteger acquired = new AtomicInteger();
+        try {
+            // Leases stay owned by live threads, so that renewal keeps them.
+            for (int t = 0; t < 6; t++) {
+                int slice = t;
+                holders.add(threads.submit(() -> {
+                    for (int i = slice; i < leases; i += 6) {
+                        holder.acquire("bulk:" + i, options);
+                        acquired.incrementAndGet();
+                    }
+                    release.await();
+                    return null;
+                }));
+            }
+            await().atMost(Duration.ofMinutes(2)).until(() -> acquired.get() == leases);
+            long heapPerLease = (usedHeapAfterGc() - heapBefore) / leases;
+            // Let the renewal schedule settle past the acquisition phase, then measure two rounds.
+            renewed.set(0);
+            await().atMost(Duration.ofSeconds(30)).until(() -> renewed.get() >= leases);
+            counting.reset();
+            renewed.set(0);
+
+            await().atMost(Duration.ofSeconds(30)).until(() -> renewed.get() >= 2 * leases);
+
+            long renewStatements = counting.executedSql().stream()
+                    .filter(sql -> sql.startsWith("UPDATE"))
+                    .count();
+            System.out.printf(
+                    "renewed %d leases in %d statements; heap per held lease about %d bytes%n",
+                    renewed.get(), renewStatements, heapPerLease);
+            assertThat(renewStatements).isPositive();
+            assertThat(renewed.get() / renewStatements)
+                    .as("leases renewed per statement")
+                    .isGreaterThanOrEqualTo(1_000);
+            assertThat(heapPerLease).as("heap per held lease, bytes").isLessThan(4_096);
+            assertThat(holder.heldLeases()).hasSize(leases);
+        } finally {
+            release.countDown();
+            threads.shutdown();
+            threads.awaitTermination(1, TimeUnit.MINUTES);
+        }
+    }
+
+    private static long usedHeapAfterGc() {
+        Runtime runtime = Runtime.getRuntime();
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+        }
+        return runtime.totalMemory() - runtime.freeMemory();
+    }
+
+    @Test
+    void releaseRacingRenewalNeverExtendsOrRecreatesAReleasedLease() throws Exception {
+        PostgresLeaseStore postgres =
+                new PostgresLeaseStore(db.dataSource(), "distributed_lock", Duration.ofSeconds(5));
+        PostgresLockManager.create(db.dataSource()).close();
+        RacingStore racing = new RacingStore(postgres);
+        DefaultLockManager locks = closeLater(DefaultLockManager.builder(racing).build());
+        LockManager observer = manager();
+        int iterations = 1_000;
+        int raced = 0;
+        for (int i = 0; i < iterations; i++) {
+            int iteration = i;
+            String key = "race:" + i;
+            boolean minHold = i % 2 == 1;
+            LockOptions options = LockOptions.builder()
+                    .leaseTime(Duration.ofMillis(60))
+                    .minHoldTime(minHold ? Duration.ofMillis(40) : Duration.ZERO)
+                    .build();
+            Lease lease = locks.acquire(key, options);
+            CountDownLatch renewing = racing.nextRenewal();
+            // Release while a renewal of this lease is in flight: before, during or after its UPDATE.
+            if (renewing.await(2, TimeUnit.SECONDS)) {
+                raced++;
+            }
+            if (ThreadLocalRandom.current().nextBoolean()) {
+                Thread.onSpinWait();
+            }
+            lease.release();
+            racing.releaseDone();
+            Optional<io.fencepost.lock.LeaseInfo> after = observer.inspect(key);
+            if (minHold) {
+                after.ifPresent(info -> assertThat(info.expiresAt())
+                        .as("iteration %d: a released lease is never extended past its min hold", iteration)
+                        .isBeforeOrEqualTo(info.acquiredAt().plusMillis(40)));
+            } else {
+                assertThat(after)
+                        .as("iteration %d: a released lease is never re-created", i)
+                        .isEmpty();
+            }
+        }
+        assertThat(raced).as("renewals in flight at release").isGreaterThan(iterations / 2);
+        await().atMost(Duration.ofSeconds(5)).until(() -> {
+            try (Connection connection = db.dataSource().getConnection();
+                    PreparedStatement count = connection.prepareStatement(
+                            "SELECT count(*) FROM distributed_lock WHERE lock_key LIKE 'race:%'"
+                                    + " AND expires_at > clock_timestamp()");
+                    ResultSet rs = count.executeQuery()) {
+                rs.next();
+                return rs.getInt(1) == 0;
+            }
+        });
+    }
+
+    /**
+     * Lets the test release a lease exactly while its renewal is in flight: a renewal announces itself, then
+     * waits a moment for the release before or after sending its statement.
+     */
+    private static final class RacingStore implements LeaseStore {
+
+        private final LeaseStore delegate;
+
+        private volatile CountDownLatch renewing = new CountDownLatch(1);
+
+        private volatile CountDownLatch released = new CountDownLatch(1);
+
+        RacingStore(LeaseStore delegate) {
+            this.delegate = delegate;
+        }
+
+        CountDownLatch nextRenewal() {
+            renewing = new CountDownLatch(1);
+            released = new CountDownLatch(1);
+            return renewing;
+        }
+
+        void releaseDone() {
+            released.countDown();
+        }
+
+        @Override
+        public io.fencepost.lock.spi.AcquireResult tryAcquire(
+                String key, String ownerToken, String holder, Duration leaseTime) {
+            return delegate.tryAcquire(key, ownerToken, holder, leaseTime);
+        }
+
+        @Override
+        public Map<String, Instant> renew(Collection<RenewRequest> requests) {
+            CountDownLatch waitFor = released;
+            boolean updateFirst = ThreadLocalRandom.current().nextBoolean();
+            renewing.countDown();
+            try {
+                if (updateFirst) {
+                    return delegate.renew(requests);
+                }
+                waitFor.await(20, TimeUnit.MILLISECONDS);
+                return delegate.renew(requests);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return Map.of();
+            }
+        }
+
+        @Override
+        public boolean release(String key, String ownerToken, Duration minHoldTime) {
+            return delegate.release(key, ownerToken, minHoldTime);
+        }
+
+        @Override
+        public Optional<io.fencepost.lock.LeaseInfo> inspect(String key) {
+            return delegate.inspect(key);
+        }
+    }
+}
