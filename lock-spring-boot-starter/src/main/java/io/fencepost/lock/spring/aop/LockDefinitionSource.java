@@ -1,0 +1,387 @@
+package io.fencepost.lock.spring.aop;
+
+import io.fencepost.lock.DistributedLock;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.env.PropertyResolver;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.CompoundExpression;
+import org.springframework.expression.spel.ast.Indexer;
+import org.springframework.expression.spel.ast.InlineMap;
+import org.springframework.expression.spel.ast.Projection;
+import org.springframework.expression.spel.ast.PropertyOrFieldReference;
+import org.springframework.expression.spel.ast.Selection;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+import org.springframework.util.StringUtils;
+
+/**
+ * Finds and parses the {@code @DistributedLock} of a method, once per method and target class. Parsing checks
+ * everything that can be checked without a call, so that mistakes fail the start-up and name the method.
+ */
+final class LockDefinitionSource {
+
+    private static final Object NONE = new Object();
+
+    /** The properties of {@link LockExpressionRoot}. */
+    private static final List<String> ROOT_PROPERTIES =
+            List.of("method", "methodName", "args", "target", "targetClass");
+
+    private static final Pattern POSITIONAL = Pattern.compile("[ap](\\d+)");
+
+    private final SpelExpressionParser parser = new SpelExpressionParser();
+
+    private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+
+    private final Map<MethodClassKey, Object> cache = new ConcurrentHashMap<>();
+
+    private volatile PropertyResolver environment;
+
+    private volatile ConfigurableBeanFactory beanFactory;
+
+    /** Resolves {@code ${...}} in durations, strictly: an unresolvable placeholder fails. */
+    void setEnvironment(PropertyResolver environment) {
+        this.environment = environment;
+    }
+
+    /** Resolves {@code ${...}} in durations as {@code @Value} does, once the bean factory can. */
+    void setBeanFactory(ConfigurableBeanFactory beanFactory) {
+        this.beanFactory = beanFactory;
+    }
+
+    ParameterNameDiscoverer parameterNames() {
+        return parameterNames;
+    }
+
+    /**
+     * The lock of {@code method} when invoked on {@code targetClass}, or null when it is not locked.
+     *
+     * @throws InvalidDistributedLockException when the annotation cannot be used as written
+     */
+    LockDefinition find(Method method, Class<?> targetClass) {
+        Class<?> userClass = targetClass != null ? ClassUtils.getUserClass(targetClass) : method.getDeclaringClass();
+        MethodClassKey cacheKey = new MethodClassKey(method, userClass);
+        Object cached = cache.get(cacheKey);
+        if (cached == null) {
+            LockDefinition parsed = parse(method, userClass);
+            cached = parsed != null ? parsed : NONE;
+            cache.put(cacheKey, cached);
+        }
+        return cached == NONE ? null : (LockDefinition) cached;
+    }
+
+    /** Every lock parsed so far (one per method and target class). */
+    List<LockDefinition> definitions() {
+        List<LockDefinition> definitions = new ArrayList<>();
+        for (Object value : cache.values()) {
+            if (value instanceof LockDefinition definition) {
+                definitions.add(definition);
+            }
+        }
+        return definitions;
+    }
+
+    /**
+     * Parses every locked method of {@code type} (declared in it or its superclasses).
+     *
+     * @return the locked methods found
+     */
+    List<LockDefinition> scan(Class<?> type) {
+        Class<?> userClass = ClassUtils.getUserClass(type);
+        List<LockDefinition> found = new ArrayList<>();
+        ReflectionUtils.doWithMethods(
+                userClass,
+                method -> {
+                    LockDefinition definition = find(method, userClass);
+                    if (definition != null) {
+                        found.add(definition);
+                    }
+                },
+                method -> !method.isBridge() && !method.isSynthetic() && !ReflectionUtils.isObjectMethod(method));
+        return found;
+    }
+
+    private LockDefinition parse(Method method, Class<?> targetClass) {
+        if (ReflectionUtils.isObjectMethod(method)) {
+            return null;
+        }
+        Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+        DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, DistributedLock.class);
+        if (annotation == null && specific != method) {
+            annotation = AnnotatedElementUtils.findMergedAnnotation(method, DistributedLock.class);
+        }
+        if (annotation != null) {
+            if (Modifier.isPrivate(specific.getModifiers())) {
+                throw new InvalidDistributedLockException(
+                        describe(specific, targetClass),
+                        "a private method cannot be intercepted by a Spring proxy, so it would run unlocked; make it"
+                                + " public, or move the locked code to a public method of another bean",
+                        null);
+            }
+            if (Modifier.isStatic(specific.getModifiers())) {
+                throw new InvalidDistributedLockException(
+                        describe(specific, targetClass),
+                        "a static method cannot be intercepted by a Spring proxy, so it would run unlocked; make it"
+                                + " an instance method of a bean",
+                        null);
+            }
+        } else {
+            // A type-level annotation covers the public instance methods declared in the annotated type.
+            if (!Modifier.isPublic(specific.getModifiers()) || Modifier.isStatic(specific.getModifiers())) {
+                return null;
+            }
+            annotation =
+                    AnnotatedElementUtils.findMergedAnnotation(specific.getDeclaringClass(), DistributedLock.class);
+            if (annotation == null && specific != method) {
+                annotation =
+                        AnnotatedElementUtils.findMergedAnnotation(method.getDeclaringClass(), DistributedLock.class);
+            }
+            if (annotation == null) {
+                return null;
+            }
+        }
+        return parse(annotation, specific, targetClass);
+    }
+
+    private LockDefinition parse(DistributedLock annotation, Method specific, Class<?> targetClass) {
+        String method = describe(specific, targetClass);
+        checkReturnType(specific, method);
+        String keySource = annotation.key();
+        if (!StringUtils.hasText(keySource)) {
+            throw new InvalidDistributedLockException(
+                    method,
+                    "key expression is blank; give a SpEL expression such as \"'report'\" (a quoted literal) or"
+                            + " \"'invoice:' + #id\"",
+                    null);
+        }
+        SpelExpression key;
+        try {
+            key = (SpelExpression) parser.parseExpression(keySource);
+        } catch (ParseException | IllegalStateException e) {
+            throw new InvalidDistributedLockException(
+                    method,
+                    "key expression '" + keySource + "' could not be parsed: " + e.getMessage()
+                            + " (keys are SpEL: quote literals, as in \"'report'\" or \"'invoice:' + #id\")",
+                    e);
+        }
+        checkReferences(key, keySource, specific, method);
+        Duration leaseTime = duration("leaseTime", annotation.leaseTime(), method);
+        Duration waitTime = duration("waitTime", annotation.waitTime(), method);
+        Duration minHoldTime = duration("minHoldTime", annotation.minHoldTime(), method);
+        Duration maxHoldTime = duration("maxHoldTime", annotation.maxHoldTime(), method);
+        String name = StringUtils.hasText(annotation.name())
+                ? annotation.name()
+                : className(targetClass) + "." + specific.getName();
+        return new LockDefinition(
+                method,
+                specific,
+                keySource,
+                key,
+                leaseTime,
+                waitTime,
+                minHoldTime,
+                maxHoldTime,
+                annotation.renew(),
+                annotation.onLocked(),
+                name);
+    }
+
+    private static void checkReturnType(Method specific, String method) {
+        for (Class<?> type = specific.getReturnType(); type != null; type = type.getSuperclass()) {
+            if (isReactive(type)) {
+                throw new InvalidDistributedLockException(
+                        method,
+                        "reactive return types are not supported: the lease would be released when the publisher is"
+                                + " returned, before it runs; lock inside the pipeline with LockManager.withLock",
+                        null);
+            }
+        }
+    }
+
+    private static boolean isReactive(Class<?> type) {
+        if (type.getName().equals("org.reactivestreams.Publisher")) {
+            return true;
+        }
+        for (Class<?> ifc : type.getInterfaces()) {
+            if (isReactive(ifc)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A variable the method does not have would evaluate to null on every call, and a bare name that is not a
+     * property of the root object (usually an unquoted literal) would fail on every call: refuse both now.
+     */
+    private void checkReferences(SpelExpression expression, String keySource, Method specific, String method) {
+        Set<String> rootProperties = new HashSet<>();
+        collectRootProperties(expression.getAST(), rootProperties);
+        rootProperties.removeAll(ROOT_PROPERTIES);
+        if (!rootProperties.isEmpty()) {
+            String name = rootProperties.iterator().next();
+            throw new InvalidDistributedLockException(
+                    method,
+                    "key expression '" + keySource + "' refers to '" + name + "', which is neither a parameter nor a"
+                            + " property of the root object " + ROOT_PROPERTIES + "; quote literal text, as in"
+                            + " \"'" + keySource.replace("'", "''") + "'\", and refer to parameters as #name",
+                    null);
+        }
+        Set<String> variables = new HashSet<>();
+        collectVariables(expression.getAST(), variables);
+        variables.remove("root");
+        variables.remove("this");
+        if (variables.isEmpty()) {
+            return;
+        }
+        int count = specific.getParameterCount();
+        String[] names = parameterNames.getParameterNames(specific);
+        for (String variable : variables) {
+            var positional = POSITIONAL.matcher(variable);
+            if (positional.matches() && Integer.parseInt(positional.group(1)) < count) {
+                continue;
+            }
+            if (names == null) {
+                throw new InvalidDistributedLockException(
+                        method,
+                        "key expression '" + keySource + "' refers to #" + variable + ", but the parameter names of"
+                                + " this method are not available; compile with -parameters (Spring Boot's build"
+                                + " plugins do) or refer to arguments by position (#p0)",
+                        null);
+            }
+            if (!Arrays.asList(names).contains(variable)) {
+                throw new InvalidDistributedLockException(
+                        method,
+                        "key expression '" + keySource + "' refers to #" + variable + ", which is not a parameter;"
+                                + " the parameters are "
+                                + Arrays.stream(names).map(n -> "#" + n).collect(Collectors.joining(", ", "[", "]")),
+                        null);
+            }
+        }
+    }
+
+    /** Names resolved against the root object: bare ones, and the first of a dotted chain. */
+    private static void collectRootProperties(SpelNode node, Set<String> names) {
+        if (node instanceof PropertyOrFieldReference reference) {
+            names.add(reference.getName());
+            return;
+        }
+        if (node instanceof Selection || node instanceof Projection || node instanceof InlineMap) {
+            return; // names inside refer to elements or are map keys
+        }
+        if (node instanceof Indexer) {
+            for (int i = 0; i < node.getChildCount(); i++) {
+                if (!(node.getChild(i) instanceof PropertyOrFieldReference)) { // a bare name in [] is a literal
+                    collectRootProperties(node.getChild(i), names);
+                }
+            }
+            return;
+        }
+        if (node instanceof CompoundExpression) {
+            if (node.getChildCount() > 0) {
+                collectRootProperties(node.getChild(0), names);
+            }
+            for (int i = 1; i < node.getChildCount(); i++) {
+                SpelNode step = node.getChild(i);
+                if (step instanceof Indexer) {
+                    collectRootProperties(step, names);
+                } else if (!(step instanceof PropertyOrFieldReference)) {
+                    for (int j = 0; j < step.getChildCount(); j++) {
+                        collectRootProperties(step.getChild(j), names);
+                    }
+                }
+            }
+            return;
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            collectRootProperties(node.getChild(i), names);
+        }
+    }
+
+    private static void collectVariables(SpelNode node, Set<String> variables) {
+        if (node instanceof VariableReference) {
+            String text = node.toStringAST();
+            if (text.startsWith("#")) {
+                variables.add(text.substring(1));
+            }
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            collectVariables(node.getChild(i), variables);
+        }
+    }
+
+    private Duration duration(String attribute, String raw, String method) {
+        if (!StringUtils.hasText(raw)) {
+            return null;
+        }
+        String value;
+        try {
+            value = resolvePlaceholders(raw);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidDistributedLockException(
+                    method, attribute + " '" + raw + "' could not be resolved: " + e.getMessage(), e);
+        }
+        if (value.contains("${")) {
+            throw new InvalidDistributedLockException(
+                    method, attribute + " '" + raw + "' could not be resolved: no property for '" + value + "'", null);
+        }
+        try {
+            return DurationStyle.detectAndParse(value.trim());
+        } catch (IllegalArgumentException e) {
+            throw new InvalidDistributedLockException(
+                    method,
+                    attribute + " '" + raw + "'" + (value.equals(raw) ? "" : " (resolved to '" + value + "')")
+                            + " is not a duration; use a value such as 30s, 500ms, 1m or PT30S",
+                    e);
+        }
+    }
+
+    /**
+     * Through the bean factory's resolvers (property sources of placeholder configurers included) when it has any,
+     * else through the environment.
+     */
+    private String resolvePlaceholders(String raw) {
+        ConfigurableBeanFactory factory = beanFactory;
+        if (factory != null && factory.hasEmbeddedValueResolver()) {
+            String resolved = factory.resolveEmbeddedValue(raw);
+            return resolved != null ? resolved : raw;
+        }
+        PropertyResolver resolver = environment;
+        return resolver != null ? resolver.resolveRequiredPlaceholders(raw) : raw;
+    }
+
+    /** {@code ClassName.method(ParameterTypes)}, as messages name a method. */
+    static String describe(Method method, Class<?> targetClass) {
+        String parameters = Arrays.stream(method.getParameterTypes())
+                .map(Class::getSimpleName)
+                .collect(Collectors.joining(", "));
+        return className(targetClass) + "." + method.getName() + "(" + parameters + ")";
+    }
+
+    /** The simple name, or the short qualified one for anonymous classes. */
+    private static String className(Class<?> type) {
+        String simple = type.getSimpleName();
+        return simple.isEmpty() ? ClassUtils.getShortName(type) : simple;
+    }
+}

@@ -1,0 +1,178 @@
+package io.fencepost.lock.spring.autoconfigure;
+
+import io.fencepost.lock.LockOptions;
+import io.fencepost.lock.jdbc.PostgresLockManager;
+import io.fencepost.lock.jdbc.SchemaMode;
+import io.fencepost.lock.spring.aop.DistributedLockAdvisor;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/** Configuration properties for Fencepost's distributed locks, under {@code fencepost}. */
+@ConfigurationProperties("fencepost")
+public class LockProperties {
+
+    /**
+     * Whether to enable distributed locking. When disabled, there is no LockManager bean and @DistributedLock
+     * methods never run: those with onLocked=THROW throw LockNotAcquiredException, those with onLocked=SKIP are
+     * skipped.
+     */
+    private boolean enabled = true;
+
+    /**
+     * Lease time of @DistributedLock methods that set none. A lease is renewed while its method runs, so this bounds
+     * how long the key stays locked after the holder dies.
+     */
+    private Duration leaseTime = LockOptions.DEFAULT_LEASE_TIME;
+
+    /**
+     * How long @DistributedLock methods that set no wait time wait for a busy key. Zero means a single attempt.
+     */
+    private Duration waitTime = LockOptions.DEFAULT_WAIT_TIME;
+
+    /**
+     * Bound on the renewal of leases of @DistributedLock methods that set none: a lease is never extended beyond
+     * its acquisition plus this.
+     */
+    private Duration maxHoldTime = LockOptions.DEFAULT_MAX_HOLD_TIME;
+
+    /**
+     * Human-readable name of this instance, recorded as the holder of its leases. When not set, 'user@host'.
+     */
+    private String holderName;
+
+    private final Jdbc jdbc = new Jdbc();
+
+    private final Aop aop = new Aop();
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public Duration getLeaseTime() {
+        return leaseTime;
+    }
+
+    public void setLeaseTime(Duration leaseTime) {
+        this.leaseTime = leaseTime;
+    }
+
+    public Duration getWaitTime() {
+        return waitTime;
+    }
+
+    public void setWaitTime(Duration waitTime) {
+        this.waitTime = waitTime;
+    }
+
+    public Duration getMaxHoldTime() {
+        return maxHoldTime;
+    }
+
+    public void setMaxHoldTime(Duration maxHoldTime) {
+        this.maxHoldTime = maxHoldTime;
+    }
+
+    public String getHolderName() {
+        return holderName;
+    }
+
+    public void setHolderName(String holderName) {
+        this.holderName = holderName;
+    }
+
+    public Jdbc getJdbc() {
+        return jdbc;
+    }
+
+    public Aop getAop() {
+        return aop;
+    }
+
+    /**
+     * The default lock options of {@code @DistributedLock} methods.
+     *
+     * @throws IllegalStateException naming the property when a value is invalid
+     */
+    LockOptions toDefaultOptions() {
+        try {
+            return LockOptions.builder()
+                    .leaseTime(leaseTime)
+                    .waitTime(waitTime)
+                    .maxHoldTime(maxHoldTime)
+                    .build();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException(
+                    "Invalid fencepost.lease-time, fencepost.wait-time or fencepost.max-hold-time: " + e.getMessage(),
+                    e);
+        }
+    }
+
+    /** PostgreSQL settings. */
+    public static class Jdbc {
+
+        /**
+         * Name of the lock table; its fencing sequence is '<table>_fence_seq'. Lower-case letters, digits and
+         * underscores, at most 48 characters.
+         */
+        private String tableName = PostgresLockManager.DEFAULT_TABLE_NAME;
+
+        /**
+         * What to do about the lock table at start-up: 'create' applies Fencepost's own Flyway migration (with its
+         * own history table, '<table>_schema_history') and then checks the table, 'validate' only checks it and
+         * fails the start-up when it is missing or misshapen, 'none' trusts that it exists.
+         */
+        private SchemaMode initializeSchema = PostgresLockManager.DEFAULT_SCHEMA_MODE;
+
+        /**
+         * Bound on every lock statement; past it the call fails with LockStoreException.
+         */
+        private Duration statementTimeout = PostgresLockManager.DEFAULT_STATEMENT_TIMEOUT;
+
+        public String getTableName() {
+            return tableName;
+        }
+
+        public void setTableName(String tableName) {
+            this.tableName = tableName;
+        }
+
+        public SchemaMode getInitializeSchema() {
+            return initializeSchema;
+        }
+
+        public void setInitializeSchema(SchemaMode initializeSchema) {
+            this.initializeSchema = initializeSchema;
+        }
+
+        public Duration getStatementTimeout() {
+            return statementTimeout;
+        }
+
+        public void setStatementTimeout(Duration statementTimeout) {
+            this.statementTimeout = statementTimeout;
+        }
+    }
+
+    /** Settings of the @DistributedLock advisor. */
+    public static class Aop {
+
+        /**
+         * Order of the @DistributedLock advisor. The default runs it outside @Transactional (whose advisor has the
+         * lowest precedence by default), so the lock is taken before the transaction begins and released after it
+         * ends.
+         */
+        private int order = DistributedLockAdvisor.DEFAULT_ORDER;
+
+        public int getOrder() {
+            return order;
+        }
+
+        public void setOrder(int order) {
+            this.order = order;
+        }
+    }
+}
