@@ -1,7 +1,9 @@
 package io.fencepost.lock.core;
 
+import io.fencepost.lock.HeldLeaseInfo;
 import io.fencepost.lock.Lease;
 import io.fencepost.lock.LeaseInfo;
+import io.fencepost.lock.LockAdmin;
 import io.fencepost.lock.LockManager;
 import io.fencepost.lock.LockNotAcquiredException;
 import io.fencepost.lock.LockOptions;
@@ -26,7 +28,7 @@ import java.util.concurrent.TimeUnit;
  * The lock engine over any {@link LeaseStore}: validation, waiting with backoff, in-JVM queuing per key,
  * reentrancy, renewal and lost-lease detection. Store-specific managers (such as the PostgreSQL one) wrap it.
  */
-public final class DefaultLockManager implements LockManager, AutoCloseable {
+public final class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(DefaultLockManager.class.getName());
 
@@ -278,15 +280,40 @@ public final class DefaultLockManager implements LockManager, AutoCloseable {
         return store.inspect(key);
     }
 
-    /** The leases this manager holds right now (one per key, whatever the reentrant hold count). */
-    public List<Lease> heldLeases() {
-        List<Lease> leases = new ArrayList<>();
+    @Override
+    public List<HeldLeaseInfo> heldLeases() {
+        List<HeldLeaseInfo> leases = new ArrayList<>();
         for (Grant grant : held.values()) {
             if (grant.isHeld()) {
-                leases.add(new LeaseHandle(this, grant));
+                leases.add(new HeldLeaseInfo(
+                        grant.key,
+                        grant.options.name(),
+                        grant.fencingToken,
+                        grant.acquiredAt(),
+                        grant.expiresAt(),
+                        grant.holds.get(),
+                        grant.renewals,
+                        grant.ownerThread.getName()));
             }
         }
         return leases;
+    }
+
+    @Override
+    public boolean forceRelease(String key) {
+        KeyValidation.requireValidKey(key);
+        boolean removed = store.forceRelease(key);
+        LOG.log(
+                Level.WARNING,
+                "lock ''{0}'' was force-released by an operator (a live lease was {1}removed)",
+                key,
+                removed ? "" : "not ");
+        Grant mine = held.get(key);
+        if (mine != null) {
+            lost(mine, "an operator force-released it");
+        }
+        wakeWaiters(key);
+        return removed;
     }
 
     /** Stops renewal; held leases then run out on their own. */

@@ -130,6 +130,22 @@ public final class InMemoryLeaseStore implements LeaseStore {
     }
 
     @Override
+    public boolean forceRelease(String key) {
+        boolean removed;
+        lock.lock();
+        try {
+            Row row = rows.remove(key);
+            removed = row != null && row.liveAt(clock.instant());
+        } finally {
+            lock.unlock();
+        }
+        for (Runnable subscriber : subscribers.getOrDefault(key, List.of())) {
+            subscriber.run();
+        }
+        return removed;
+    }
+
+    @Override
     public Optional<LeaseInfo> inspect(String key) {
         lock.lock();
         try {

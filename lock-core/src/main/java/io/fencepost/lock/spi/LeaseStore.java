@@ -45,6 +45,13 @@ public interface LeaseStore {
      */
     boolean release(String key, String ownerToken, Duration minHoldTime);
 
+    /**
+     * Removes any lease on {@code key}, whoever owns it: an operator's forced release.
+     *
+     * @return true when a live lease was removed
+     */
+    boolean forceRelease(String key);
+
     /** The live lease on {@code key}, if any. Never exposes the owner token. */
     Optional<LeaseInfo> inspect(String key);
 

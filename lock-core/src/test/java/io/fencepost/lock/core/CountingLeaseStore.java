@@ -61,6 +61,13 @@ final class CountingLeaseStore implements LeaseStore {
     }
 
     @Override
+    public boolean forceRelease(String key) {
+        releases.incrementAndGet();
+        failIfDown();
+        return delegate.forceRelease(key);
+    }
+
+    @Override
     public Optional<LeaseInfo> inspect(String key) {
         failIfDown();
         return delegate.inspect(key);

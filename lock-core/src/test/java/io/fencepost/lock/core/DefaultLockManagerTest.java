@@ -431,11 +431,32 @@ class DefaultLockManagerTest {
     }
 
     @Test
+    void aForcedReleaseFreesTheKeyAndTheHolderLearnsItLostTheLease() {
+        Lease lease = locks.acquire("stuck", LockOptions.of(Duration.ofMillis(900)));
+        Lease local = locks.acquire("stuck-local", HOLD);
+        DefaultLockManager operator = manager(store);
+
+        assertThat(operator.forceRelease("stuck")).isTrue();
+        assertThat(locks.forceRelease("stuck-local")).isTrue();
+
+        assertThat(local.isHeld()).as("the same manager knows at once").isFalse();
+        await().atMost(Duration.ofSeconds(5)).until(() -> !lease.isHeld());
+        assertThat(operator.tryAcquire("stuck", HOLD)).isPresent();
+        assertThat(locks.heldLeases()).isEmpty();
+    }
+
+    @Test
     void leasesAndEventsNeverShowTheOwnerToken() {
         Lease lease = locks.acquire("secret", HOLD);
 
         assertThat(lease.toString()).contains("secret").doesNotContainPattern("[0-9a-f]{8}-[0-9a-f]{4}-");
-        assertThat(locks.heldLeases()).extracting(Lease::key).containsExactly("secret");
+        assertThat(locks.heldLeases()).singleElement().satisfies(info -> {
+            assertThat(info.key()).isEqualTo("secret");
+            assertThat(info.fencingToken()).isEqualTo(lease.fencingToken());
+            assertThat(info.holdCount()).isEqualTo(1);
+            assertThat(info.holderThread()).isEqualTo(Thread.currentThread().getName());
+            assertThat(info.toString()).doesNotContainPattern("[0-9a-f]{8}-[0-9a-f]{4}-");
+        });
         lease.release();
         assertThat(locks.heldLeases()).isEmpty();
     }

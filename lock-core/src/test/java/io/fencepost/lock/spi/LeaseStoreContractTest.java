@@ -193,6 +193,21 @@ public abstract class LeaseStoreContractTest {
     }
 
     @Test
+    void aForcedReleaseRemovesTheLeaseWhoeverOwnsItAndItsOwnerCanNoLongerRenew() {
+        String key = key();
+        String owner = token();
+        grant(key, owner, LONG);
+
+        assertThat(store.forceRelease(key)).isTrue();
+        assertThat(store.forceRelease(key)).isFalse();
+
+        assertThat(store.inspect(key)).isEmpty();
+        assertThat(store.renew(List.of(new RenewRequest(key, owner, LONG)))).isEmpty();
+        assertThat(store.release(key, owner, Duration.ZERO)).isFalse();
+        assertThat(store.tryAcquire(key, token(), "b", LONG)).isInstanceOf(AcquireResult.Granted.class);
+    }
+
+    @Test
     void anEmptyRenewalBatchRenewsNothing() {
         assertThat(store.renew(List.of())).isEmpty();
     }

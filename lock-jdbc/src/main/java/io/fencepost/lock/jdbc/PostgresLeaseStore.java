@@ -102,6 +102,12 @@ public final class PostgresLeaseStore implements LeaseStore {
             RETURNING true
             """;
 
+    /** An operator's forced release: removes the key's row whoever owns it, and tells whether it was live. */
+    private static final String FORCE_RELEASE_SQL = """
+            DELETE FROM %1$s WHERE lock_key = ?
+            RETURNING expires_at > clock_timestamp() AS was_live
+            """;
+
     /** The live lease on a key, without its owner token. */
     private static final String INSPECT_SQL = """
             SELECT lock_key, fencing_token, holder, acquired_at, expires_at
@@ -126,6 +132,8 @@ public final class PostgresLeaseStore implements LeaseStore {
 
     private final String inspectSql;
 
+    private final String forceReleaseSql;
+
     /**
      * A store on {@code tableName}, which must already exist (see {@link SchemaInitializer}).
      *
@@ -149,6 +157,7 @@ public final class PostgresLeaseStore implements LeaseStore {
         this.releaseSql = RELEASE_SQL.formatted(table);
         this.releaseKeepSql = RELEASE_KEEP_SQL.formatted(table);
         this.inspectSql = INSPECT_SQL.formatted(table);
+        this.forceReleaseSql = FORCE_RELEASE_SQL.formatted(table);
     }
 
     @Override
@@ -225,6 +234,17 @@ public final class PostgresLeaseStore implements LeaseStore {
             statement.setObject(3, owner);
             try (ResultSet rows = statement.executeQuery()) {
                 return LeaseRowMapper.anyRow(rows);
+            }
+        });
+    }
+
+    @Override
+    public boolean forceRelease(String key) {
+        Objects.requireNonNull(key, "key");
+        return runner.run("force-release lock '" + key + "'", List.of(), forceReleaseSql, statement -> {
+            statement.setString(1, key);
+            try (ResultSet rows = statement.executeQuery()) {
+                return LeaseRowMapper.releasedLive(rows);
             }
         });
     }

@@ -1,7 +1,9 @@
 package io.fencepost.lock.jdbc;
 
+import io.fencepost.lock.HeldLeaseInfo;
 import io.fencepost.lock.Lease;
 import io.fencepost.lock.LeaseInfo;
+import io.fencepost.lock.LockAdmin;
 import io.fencepost.lock.LockManager;
 import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.LockedCallable;
@@ -18,7 +20,7 @@ import javax.sql.DataSource;
  * A {@link LockManager} on PostgreSQL without Spring: the lock engine over a {@link PostgresLeaseStore}, with
  * the schema created or checked when it is built.
  */
-public final class PostgresLockManager implements LockManager, AutoCloseable {
+public final class PostgresLockManager implements LockManager, LockAdmin, AutoCloseable {
 
     /** The lock table when none is configured. */
     public static final String DEFAULT_TABLE_NAME = TableName.DEFAULT;
@@ -78,9 +80,14 @@ public final class PostgresLockManager implements LockManager, AutoCloseable {
         return engine.inspect(key);
     }
 
-    /** The leases this manager holds right now. */
-    public List<Lease> heldLeases() {
+    @Override
+    public List<HeldLeaseInfo> heldLeases() {
         return engine.heldLeases();
+    }
+
+    @Override
+    public boolean forceRelease(String key) {
+        return engine.forceRelease(key);
     }
 
     /** The name this manager writes as the holder of its leases. */

@@ -349,6 +349,11 @@ class RenewalTest {
         }
 
         @Override
+        public boolean forceRelease(String key) {
+            return delegate.forceRelease(key);
+        }
+
+        @Override
         public Optional<io.fencepost.lock.LeaseInfo> inspect(String key) {
             return delegate.inspect(key);
         }
