@@ -44,6 +44,8 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
 
     private final long maxBackoffNanos;
 
+    private final long pushFallbackNanos;
+
     private final ConcurrentHashMap<String, KeyGate> gates = new ConcurrentHashMap<>();
 
     /** The grant this manager holds per key, for reentrancy and local hand-off. */
@@ -58,6 +60,7 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
         this.listener = builder.listener;
         this.minBackoffNanos = builder.minBackoff.toNanos();
         this.maxBackoffNanos = builder.maxBackoff.toNanos();
+        this.pushFallbackNanos = builder.pushFallback.toNanos();
         this.renewer = new Renewer(store, this);
     }
 
@@ -114,7 +117,9 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
 
     private Optional<Lease> attemptUntil(String key, LockOptions options, KeyGate gate, long start, long deadline)
             throws InterruptedException {
-        LeaseStore.Subscription subscription = null;
+        boolean waiting = deadline - start > 0;
+        // Subscribe before the first attempt: a release that happens after our attempt then always wakes us.
+        LeaseStore.Subscription subscription = waiting ? store.subscribe(key, gate::wake) : null;
         try {
             for (int attempt = 0; ; attempt++) {
                 long knownBusyNanos;
@@ -125,7 +130,7 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
                 } else {
                     String ownerToken = UUID.randomUUID().toString();
                     long sent = System.nanoTime();
-                    AcquireResult result = attemptOnce(key, ownerToken, options, start);
+                    AcquireResult result = attemptOnce(key, ownerToken, options, start, waiting);
                     if (result instanceof AcquireResult.Granted granted) {
                         return Optional.of(granted(key, ownerToken, options, granted, sent, start));
                     }
@@ -138,10 +143,8 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
                 if (remainingWait <= 0) {
                     return notAcquired(key, options, start);
                 }
-                if (subscription == null) {
-                    subscription = store.subscribe(key, gate::wake);
-                }
-                long sleep = Math.min(Math.min(backoff(attempt), Math.max(0, knownBusyNanos)), remainingWait);
+                long poll = subscription != null && subscription.delivers() ? pushFallbackNanos : backoff(attempt);
+                long sleep = Math.min(Math.min(poll, Math.max(0, knownBusyNanos)), remainingWait);
                 gate.awaitWakeUp(sleep);
             }
         } finally {
@@ -151,9 +154,9 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
         }
     }
 
-    private AcquireResult attemptOnce(String key, String ownerToken, LockOptions options, long start) {
+    private AcquireResult attemptOnce(String key, String ownerToken, LockOptions options, long start, boolean waiting) {
         try {
-            return store.tryAcquire(key, ownerToken, holderName, options.leaseTime());
+            return store.tryAcquire(key, ownerToken, holderName, options.leaseTime(), waiting);
         } catch (LockStoreException e) {
             listener.acquireFailed(options.name(), key, Duration.ofNanos(System.nanoTime() - start), e);
             throw e;
@@ -337,6 +340,8 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
 
         private Duration maxBackoff = Duration.ofMillis(100);
 
+        private Duration pushFallback = Duration.ofSeconds(1);
+
         private Builder(LeaseStore store) {
             this.store = Objects.requireNonNull(store, "store");
         }
@@ -370,6 +375,18 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
             }
             this.minBackoff = min;
             this.maxBackoff = max;
+            return this;
+        }
+
+        /**
+         * While the store delivers wake-ups, how often a waiter re-checks anyway, in case a wake-up was lost;
+         * default 1 second. Waiters also re-check at the holder's known expiry.
+         */
+        public Builder pushFallback(Duration pushFallback) {
+            if (pushFallback == null || pushFallback.isNegative() || pushFallback.isZero()) {
+                throw new IllegalArgumentException("push fallback must be positive, was " + pushFallback);
+            }
+            this.pushFallback = pushFallback;
             return this;
         }
 

@@ -162,9 +162,19 @@ public final class InMemoryLeaseStore implements LeaseStore {
     @Override
     public Subscription subscribe(String key, Runnable listener) {
         subscribers.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>()).add(listener);
-        return () -> subscribers.computeIfPresent(key, (k, list) -> {
-            list.remove(listener);
-            return list.isEmpty() ? null : list;
-        });
+        return new Subscription() {
+            @Override
+            public boolean delivers() {
+                return true; // every release and forced release in this store calls its subscribers
+            }
+
+            @Override
+            public void close() {
+                subscribers.computeIfPresent(key, (k, list) -> {
+                    list.remove(listener);
+                    return list.isEmpty() ? null : list;
+                });
+            }
+        };
     }
 }

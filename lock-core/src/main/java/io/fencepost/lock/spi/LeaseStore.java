@@ -29,6 +29,16 @@ public interface LeaseStore {
     AcquireResult tryAcquire(String key, String ownerToken, String holder, Duration leaseTime);
 
     /**
+     * Like {@link #tryAcquire(String, String, String, Duration)}, from a caller that will wait if the key is
+     * busy: a store with push wake-ups may then note on the lease that someone waits, so that only releases
+     * somebody waits for pay for a notification. Stores without push ignore the flag.
+     */
+    default AcquireResult tryAcquire(
+            String key, String ownerToken, String holder, Duration leaseTime, boolean waiting) {
+        return tryAcquire(key, ownerToken, holder, leaseTime);
+    }
+
+    /**
      * Extends every lease in {@code requests} that is still owned (matching owner token) and unexpired, to
      * now plus its requested lease time. One store operation for the whole batch.
      *
@@ -70,6 +80,14 @@ public interface LeaseStore {
 
         /** A subscription that delivers nothing. */
         Subscription NONE = () -> {};
+
+        /**
+         * Whether wake-ups are being delivered right now. While false (no push, or its connection is down),
+         * waiters poll with backoff; while true they rely on the push and re-check only rarely.
+         */
+        default boolean delivers() {
+            return false;
+        }
 
         @Override
         void close();

@@ -23,7 +23,7 @@ import javax.sql.DataSource;
  * The {@link LeaseStore} on PostgreSQL: one statement per call, each in its own autocommit transaction, with
  * expiry decided by the database clock ({@code clock_timestamp()}).
  */
-public final class PostgresLeaseStore implements LeaseStore {
+public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
 
     // Slots: %1$s the lock table, %2$s its fencing sequence (both validated, quoted identifiers), %3$d the
     // advisory lock class id derived from the table. Everything else is a bind parameter.
@@ -44,18 +44,24 @@ public final class PostgresLeaseStore implements LeaseStore {
                        -- serialize the token draw per key, until this statement commits
                        pg_advisory_xact_lock(%3$d, hashtext(?)) AS lk
             ), ins AS (
-                INSERT INTO %1$s AS l (lock_key, owner_token, holder, fencing_token, acquired_at, expires_at)
-                SELECT ?, ?::uuid, ?, nextval('%2$s'), t.now, t.now + ? * interval '1 millisecond'
+                INSERT INTO %1$s AS l (lock_key, owner_token, holder, fencing_token, acquired_at, expires_at, contended)
+                SELECT ?, ?::uuid, ?, nextval('%2$s'), t.now, t.now + ? * interval '1 millisecond', false
                 -- one reading of the clock, taken once the draw lock is ours: the lease is exactly as long as asked
                 FROM (SELECT clock_timestamp() AS now FROM guard) AS t
                 ON CONFLICT (lock_key) DO UPDATE
-                   SET owner_token = excluded.owner_token, holder = excluded.holder,
-                       fencing_token = nextval('%2$s'),
-                       acquired_at = excluded.acquired_at, expires_at = excluded.expires_at
-                 WHERE l.expires_at <= clock_timestamp()
-                RETURNING l.fencing_token, l.acquired_at, l.expires_at
+                   SET owner_token   = CASE WHEN l.expires_at <= excluded.acquired_at THEN excluded.owner_token ELSE l.owner_token END,
+                       holder        = CASE WHEN l.expires_at <= excluded.acquired_at THEN excluded.holder ELSE l.holder END,
+                       fencing_token = CASE WHEN l.expires_at <= excluded.acquired_at THEN nextval('%2$s') ELSE l.fencing_token END,
+                       acquired_at   = CASE WHEN l.expires_at <= excluded.acquired_at THEN excluded.acquired_at ELSE l.acquired_at END,
+                       expires_at    = CASE WHEN l.expires_at <= excluded.acquired_at THEN excluded.expires_at ELSE l.expires_at END,
+                       contended     = l.expires_at > excluded.acquired_at
+                 -- take over an expired lease; or, for a caller that will wait, mark a live one as waited for
+                 -- (once per grant), so that its release sends a notification
+                 WHERE l.expires_at <= excluded.acquired_at OR (? AND NOT l.contended)
+                RETURNING l.owner_token = ?::uuid AS granted, l.fencing_token, l.acquired_at, l.expires_at,
+                          ceil(extract(epoch FROM (l.expires_at - clock_timestamp())) * 1000)::bigint AS remaining_ms
             )
-            SELECT true AS granted, fencing_token, acquired_at, expires_at, NULL::bigint AS remaining_ms FROM ins
+            SELECT granted, fencing_token, acquired_at, expires_at, remaining_ms FROM ins
             UNION ALL
             SELECT false, NULL, NULL, NULL, ceil(extract(epoch FROM (c.expires_at - clock_timestamp())) * 1000)::bigint
             FROM %1$s c WHERE c.lock_key = ? AND NOT EXISTS (SELECT 1 FROM ins)
@@ -79,10 +85,16 @@ public final class PostgresLeaseStore implements LeaseStore {
      * mutual exclusion or fencing. The next durable commit flushes it anyway.
      */
     private static final String RELEASE_SQL = """
-            DELETE FROM %1$s AS l
-             USING (SELECT set_config('synchronous_commit', 'off', true)) AS g
-             WHERE l.lock_key = ? AND l.owner_token = ?::uuid
-            RETURNING l.expires_at > clock_timestamp() AS was_live
+            WITH released AS (
+                DELETE FROM %1$s AS l
+                 USING (SELECT set_config('synchronous_commit', 'off', true)) AS g
+                 WHERE l.lock_key = ? AND l.owner_token = ?::uuid
+                RETURNING l.lock_key, l.contended, l.expires_at > clock_timestamp() AS was_live
+            ), notified AS (
+                -- only a release that someone waits for pays for NOTIFY, which serializes commits server-wide
+                SELECT pg_notify('%4$s', lock_key) FROM released WHERE contended
+            )
+            SELECT was_live, (SELECT count(*) FROM notified) AS notified FROM released
             """;
 
     /**
@@ -104,8 +116,13 @@ public final class PostgresLeaseStore implements LeaseStore {
 
     /** An operator's forced release: removes the key's row whoever owns it, and tells whether it was live. */
     private static final String FORCE_RELEASE_SQL = """
-            DELETE FROM %1$s WHERE lock_key = ?
-            RETURNING expires_at > clock_timestamp() AS was_live
+            WITH released AS (
+                DELETE FROM %1$s WHERE lock_key = ?
+                RETURNING lock_key, contended, expires_at > clock_timestamp() AS was_live
+            ), notified AS (
+                SELECT pg_notify('%4$s', lock_key) FROM released WHERE contended
+            )
+            SELECT was_live, (SELECT count(*) FROM notified) AS notified FROM released
             """;
 
     /** The live lease on a key, without its owner token. */
@@ -134,6 +151,8 @@ public final class PostgresLeaseStore implements LeaseStore {
 
     private final String forceReleaseSql;
 
+    private final NotificationListener listener;
+
     /**
      * A store on {@code tableName}, which must already exist (see {@link SchemaInitializer}).
      *
@@ -153,15 +172,23 @@ public final class PostgresLeaseStore implements LeaseStore {
         String sequence = this.tableName.quotedSequence();
         int classId = this.tableName.advisoryClassId();
         this.acquireSql = ACQUIRE_SQL.formatted(table, sequence, classId);
+        String channel = this.tableName.channel();
         this.renewSql = RENEW_SQL.formatted(table);
-        this.releaseSql = RELEASE_SQL.formatted(table);
+        this.releaseSql = RELEASE_SQL.formatted(table, sequence, classId, channel);
         this.releaseKeepSql = RELEASE_KEEP_SQL.formatted(table);
         this.inspectSql = INSPECT_SQL.formatted(table);
-        this.forceReleaseSql = FORCE_RELEASE_SQL.formatted(table);
+        this.forceReleaseSql = FORCE_RELEASE_SQL.formatted(table, sequence, classId, channel);
+        this.listener = new NotificationListener(
+                dataSource, channel, (int) Math.min(Integer.MAX_VALUE, StatementRunner.ceilMillis(statementTimeout)));
     }
 
     @Override
     public AcquireResult tryAcquire(String key, String ownerToken, String holder, Duration leaseTime) {
+        return tryAcquire(key, ownerToken, holder, leaseTime, false);
+    }
+
+    @Override
+    public AcquireResult tryAcquire(String key, String ownerToken, String holder, Duration leaseTime, boolean waiting) {
         checkKey(key);
         Objects.requireNonNull(holder, "holder");
         long leaseMillis = positiveMillis(leaseTime, "lease time", key);
@@ -172,7 +199,9 @@ public final class PostgresLeaseStore implements LeaseStore {
             statement.setObject(3, owner);
             statement.setString(4, truncate(holder));
             statement.setLong(5, leaseMillis);
-            statement.setString(6, key);
+            statement.setBoolean(6, waiting);
+            statement.setObject(7, owner);
+            statement.setString(8, key);
             try (ResultSet rows = statement.executeQuery()) {
                 return LeaseRowMapper.acquireResult(rows);
             }
@@ -258,6 +287,21 @@ public final class PostgresLeaseStore implements LeaseStore {
                 return LeaseRowMapper.leaseInfo(rows);
             }
         });
+    }
+
+    /**
+     * Wakes {@code listener} when a release of {@code key} is announced: the first subscription starts this
+     * store's one {@code LISTEN} connection, which it then keeps (it takes one connection of the pool).
+     */
+    @Override
+    public Subscription subscribe(String key, Runnable listener) {
+        return this.listener.subscribe(key, listener);
+    }
+
+    /** Stops the notification listener, if it was started, and returns its connection. */
+    @Override
+    public void close() {
+        listener.close();
     }
 
     /** The lock table this store uses. */

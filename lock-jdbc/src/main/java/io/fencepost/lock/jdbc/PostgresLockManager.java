@@ -108,6 +108,7 @@ public final class PostgresLockManager implements LockManager, LockAdmin, AutoCl
     @Override
     public void close() {
         engine.close();
+        store.close();
     }
 
     @Override

@@ -255,6 +255,7 @@ public final class SchemaInitializer {
         columns.put("fencing_token", "bigint");
         columns.put("acquired_at", "timestamp with time zone");
         columns.put("expires_at", "timestamp with time zone");
+        columns.put("contended", "boolean");
         return columns;
     }
 

@@ -46,6 +46,11 @@ record TableName(String table) {
         return '"' + fenceTable() + '"';
     }
 
+    /** The NOTIFY channel on which releases that someone waits for are announced. */
+    String channel() {
+        return "fencepost_" + table;
+    }
+
     /** Fencepost's own Flyway history table, apart from the application's. */
     String schemaHistoryTable() {
         return table + "_schema_history";

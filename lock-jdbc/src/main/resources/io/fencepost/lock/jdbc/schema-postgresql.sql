@@ -1,5 +1,6 @@
 -- Fencepost's schema for teams that manage DDL by hand: the same as the Flyway migration that fencepost
--- applies by itself (io/fencepost/lock/jdbc/migration/V1__create_lock_table.sql and V2__create_fence_table.sql),
+-- applies by itself (io/fencepost/lock/jdbc/migration/V1__create_lock_table.sql, V2__create_fence_table.sql and
+-- V3__add_contended_flag.sql),
 -- with the default names.
 -- Run it as the role that owns the application's schema, then use SchemaMode.VALIDATE
 -- (fencepost.jdbc.initialize-schema=validate) or NONE. For another table name, replace every
@@ -16,7 +17,8 @@ CREATE TABLE IF NOT EXISTS distributed_lock (
     holder        varchar(255) NOT NULL,
     fencing_token bigint       NOT NULL,
     acquired_at   timestamptz  NOT NULL,
-    expires_at    timestamptz  NOT NULL
+    expires_at    timestamptz  NOT NULL,
+    contended     boolean      NOT NULL DEFAULT false
 );
 
 COMMENT ON SEQUENCE distributed_lock_fence_seq IS 'Fencepost fencing tokens: one value per grant, strictly increasing in grant order.';
@@ -27,6 +29,7 @@ COMMENT ON COLUMN distributed_lock.holder IS 'Human-readable name of the holder,
 COMMENT ON COLUMN distributed_lock.fencing_token IS 'Token of the current grant, drawn from the fencing sequence when the key was won.';
 COMMENT ON COLUMN distributed_lock.acquired_at IS 'When the current grant was made, by the database clock.';
 COMMENT ON COLUMN distributed_lock.expires_at IS 'When the lease ends unless renewed, by the database clock; from then on the key is free.';
+COMMENT ON COLUMN distributed_lock.contended IS 'Whether someone waits for the current grant: its release then sends a NOTIFY.';
 
 -- The fencing guard's table (JdbcFencingGuard), from migration V2__create_fence_table.sql.
 CREATE TABLE IF NOT EXISTS distributed_lock_fence (

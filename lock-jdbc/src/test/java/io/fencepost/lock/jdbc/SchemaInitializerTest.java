@@ -62,7 +62,7 @@ class SchemaInitializerTest {
                         schema,
                         "SELECT version || ':' || success FROM distributed_lock_schema_history"
                                 + " WHERE type = 'SQL' ORDER BY installed_rank"))
-                .containsExactly("1:true", "2:true");
+                .containsExactly("1:true", "2:true", "3:true");
         initializer.validate();
     }
 
@@ -136,7 +136,7 @@ class SchemaInitializerTest {
                        || ' ' || coalesce(obj_description(conrelid, 'pg_class'), '-')
                   FROM pg_constraint WHERE conrelid = to_regclass('distributed_lock') ORDER BY conname
                 """;
-        assertThat(query(plain, columns)).hasSize(6).isEqualTo(query(migrated, columns));
+        assertThat(query(plain, columns)).hasSize(7).isEqualTo(query(migrated, columns));
         String fenceColumns = columns.replace("'distributed_lock'", "'distributed_lock_fence'");
         assertThat(query(plain, fenceColumns)).hasSize(3).isEqualTo(query(migrated, fenceColumns));
         assertThat(query(plain, sequence)).hasSize(1).isEqualTo(query(migrated, sequence));
