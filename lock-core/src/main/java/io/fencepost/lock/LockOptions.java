@@ -41,6 +41,8 @@ public final class LockOptions {
 
     private final String name;
 
+    private final boolean fair;
+
     private LockOptions(Builder builder) {
         this.leaseTime = builder.leaseTime;
         this.waitTime = builder.waitTime;
@@ -48,6 +50,7 @@ public final class LockOptions {
         this.minHoldTime = builder.minHoldTime;
         this.maxHoldTime = builder.maxHoldTime;
         this.name = builder.name;
+        this.fair = builder.fair;
     }
 
     /** The defaults: 30s lease, one attempt, renewed up to an hour. */
@@ -73,7 +76,8 @@ public final class LockOptions {
                 .renew(renew)
                 .minHoldTime(minHoldTime)
                 .maxHoldTime(maxHoldTime)
-                .name(name);
+                .name(name)
+                .fair(fair);
     }
 
     /** How long a grant lasts unless renewed; the store's clock decides when it ends. */
@@ -106,6 +110,15 @@ public final class LockOptions {
         return name;
     }
 
+    /**
+     * Whether waiters are served in arrival order across all clients (a queue in the store), instead of
+     * whoever retries first. Costs one more statement per acquisition that may wait. Fairness holds among fair
+     * callers: a non-fair acquisition of the same key may still barge in.
+     */
+    public boolean fair() {
+        return fair;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof LockOptions other
@@ -114,12 +127,13 @@ public final class LockOptions {
                 && waitTime.equals(other.waitTime)
                 && minHoldTime.equals(other.minHoldTime)
                 && maxHoldTime.equals(other.maxHoldTime)
-                && name.equals(other.name);
+                && name.equals(other.name)
+                && fair == other.fair;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(leaseTime, waitTime, renew, minHoldTime, maxHoldTime, name);
+        return Objects.hash(leaseTime, waitTime, renew, minHoldTime, maxHoldTime, name, fair);
     }
 
     @Override
@@ -142,6 +156,8 @@ public final class LockOptions {
         private Duration maxHoldTime = DEFAULT_MAX_HOLD_TIME;
 
         private String name = DEFAULT_NAME;
+
+        private boolean fair;
 
         private Builder() {}
 
@@ -172,6 +188,11 @@ public final class LockOptions {
 
         public Builder name(String name) {
             this.name = name;
+            return this;
+        }
+
+        public Builder fair(boolean fair) {
+            this.fair = fair;
             return this;
         }
 

@@ -48,6 +48,11 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
 
     private final ConcurrentHashMap<String, KeyGate> gates = new ConcurrentHashMap<>();
 
+    private final ConcurrentHashMap<String, FairQueue> fairQueues = new ConcurrentHashMap<>();
+
+    /** This client's identity in fair queues: its tickets are refreshed together. */
+    private final String waiterId = UUID.randomUUID().toString();
+
     /** The grant this manager holds per key, for reentrancy and local hand-off. */
     private final ConcurrentHashMap<String, Grant> held = new ConcurrentHashMap<>();
 
@@ -95,6 +100,9 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
             held.remove(key, mine);
         }
 
+        if (options.fair()) {
+            return tryAcquireFair(key, options, start);
+        }
         KeyGate gate = enterGate(key);
         try {
             long deadline = start + options.waitTime().toNanos();
@@ -151,6 +159,110 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
             if (subscription != null) {
                 subscription.close();
             }
+        }
+    }
+
+    /**
+     * Fair mode: every waiting thread takes a ticket in the store's queue on arrival; locally only the lowest
+     * ticket talks to the store, and the store grants only to the lowest live ticket of all clients. A caller
+     * that does not wait takes no ticket and wins only when nobody is queued.
+     */
+    private Optional<Lease> tryAcquireFair(String key, LockOptions options, long start) {
+        if (!store.supportsFairness()) {
+            throw new IllegalArgumentException("fair locking was asked for lock '" + key + "', but "
+                    + store.getClass().getSimpleName() + " does not support it: drop fair, or use a store that"
+                    + " supports it (PostgreSQL and in-memory do)");
+        }
+        long deadline = start + options.waitTime().toNanos();
+        boolean waiting = deadline - start > 0;
+        if (!waiting) {
+            String ownerToken = UUID.randomUUID().toString();
+            long sent = System.nanoTime();
+            AcquireResult result = attemptFairOnce(key, ownerToken, options, start, Long.MAX_VALUE);
+            return result instanceof AcquireResult.Granted granted
+                    ? Optional.of(granted(key, ownerToken, options, granted, sent, start))
+                    : notAcquired(key, options, start);
+        }
+        long ticket = enqueue(key, options, start);
+        FairQueue queue = fairQueues.compute(key, (k, q) -> {
+            FairQueue fq = q == null ? new FairQueue() : q;
+            fq.users++;
+            return fq;
+        });
+        queue.add(ticket);
+        boolean granted = false;
+        LeaseStore.Subscription subscription = store.subscribe(key, queue::wake);
+        try {
+            for (int attempt = 0; ; attempt++) {
+                long knownBusyNanos = Long.MAX_VALUE;
+                if (queue.isHead(ticket)) {
+                    String ownerToken = UUID.randomUUID().toString();
+                    long sent = System.nanoTime();
+                    AcquireResult result = attemptFairOnce(key, ownerToken, options, start, ticket);
+                    if (result instanceof AcquireResult.Granted g) {
+                        granted = true;
+                        return Optional.of(granted(key, ownerToken, options, g, sent, start));
+                    }
+                    knownBusyNanos = ((AcquireResult.Busy) result)
+                            .remaining()
+                            .map(d -> d.toNanos() + TimeUnit.MILLISECONDS.toNanos(1))
+                            .orElse(Long.MAX_VALUE);
+                }
+                long remainingWait = deadline - System.nanoTime();
+                if (remainingWait <= 0) {
+                    return notAcquired(key, options, start);
+                }
+                long poll = subscription.delivers() ? pushFallbackNanos : backoff(attempt);
+                queue.await(Math.min(Math.min(poll, Math.max(0, knownBusyNanos)), remainingWait));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            listener.notAcquired(options.name(), key, Duration.ofNanos(System.nanoTime() - start));
+            throw new LockNotAcquiredException(key, "interrupted while waiting for lock '" + key + "'");
+        } finally {
+            subscription.close();
+            queue.remove(ticket);
+            fairQueues.computeIfPresent(key, (k, q) -> --q.users == 0 ? null : q);
+            if (!granted) {
+                try {
+                    store.dequeue(key, ticket);
+                } catch (RuntimeException e) {
+                    // The ticket expires on its own; until then it delays fair waiters by at most its lifetime.
+                    LOG.log(Level.WARNING, "could not leave the queue of lock ''{0}'': {1}", key, e.toString());
+                }
+            }
+        }
+    }
+
+    private long enqueue(String key, LockOptions options, long start) {
+        try {
+            return store.enqueue(key, waiterId, ticketTtl());
+        } catch (RuntimeException e) {
+            LockStoreException failure = e instanceof LockStoreException lse
+                    ? lse
+                    : new LockStoreException("could not queue for lock '" + key + "': the lock store failed: " + e, e);
+            listener.acquireFailed(options.name(), key, Duration.ofNanos(System.nanoTime() - start), failure);
+            throw failure;
+        }
+    }
+
+    /** A ticket outlives several re-checks of its waiter, which refresh it; a dead waiter's ticket then lapses. */
+    private Duration ticketTtl() {
+        return Duration.ofNanos(Math.max(TimeUnit.SECONDS.toNanos(10), 5 * pushFallbackNanos));
+    }
+
+    private AcquireResult attemptFairOnce(String key, String ownerToken, LockOptions options, long start, long ticket) {
+        try {
+            return store.tryAcquireFair(
+                    key, ownerToken, holderName, options.leaseTime(), waiterId, ticket, ticketTtl());
+        } catch (LockStoreException e) {
+            listener.acquireFailed(options.name(), key, Duration.ofNanos(System.nanoTime() - start), e);
+            throw e;
+        } catch (RuntimeException e) {
+            LockStoreException failure =
+                    new LockStoreException("could not acquire lock '" + key + "': the lock store failed: " + e, e);
+            listener.acquireFailed(options.name(), key, Duration.ofNanos(System.nanoTime() - start), failure);
+            throw failure;
         }
     }
 
@@ -216,6 +328,10 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
         KeyGate gate = gates.get(key);
         if (gate != null) {
             gate.wake();
+        }
+        FairQueue queue = fairQueues.get(key);
+        if (queue != null) {
+            queue.wake();
         }
     }
 

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.ReentrantLock;
@@ -32,6 +33,9 @@ public final class InMemoryLeaseStore implements LeaseStore {
 
     private final Map<String, List<Runnable>> subscribers = new ConcurrentHashMap<>();
 
+    private final Map<String, TreeMap<Long, Ticket>> queues = new HashMap<>();
+
+    /** Fencing tokens and queue tickets come from this one counter, as from one sequence in PostgreSQL. */
     private long lastToken;
 
     /** A store on the system clock. */
@@ -43,6 +47,8 @@ public final class InMemoryLeaseStore implements LeaseStore {
     public InMemoryLeaseStore(Clock clock) {
         this.clock = Objects.requireNonNull(clock, "clock");
     }
+
+    private record Ticket(String waiterId, Instant expiresAt) {}
 
     private record Row(String ownerToken, String holder, long token, Instant acquiredAt, Instant expiresAt) {
         boolean liveAt(Instant now) {
@@ -62,6 +68,72 @@ public final class InMemoryLeaseStore implements LeaseStore {
             Row row = new Row(ownerToken, holder, ++lastToken, now, now.plus(leaseTime));
             rows.put(key, row);
             return new AcquireResult.Granted(row.token(), row.acquiredAt(), row.expiresAt());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public boolean supportsFairness() {
+        return true;
+    }
+
+    @Override
+    public long enqueue(String key, String waiterId, Duration ttl) {
+        lock.lock();
+        try {
+            long ticket = ++lastToken;
+            queues.computeIfAbsent(key, k -> new TreeMap<>())
+                    .put(ticket, new Ticket(waiterId, clock.instant().plus(ttl)));
+            return ticket;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void dequeue(String key, long ticket) {
+        lock.lock();
+        try {
+            TreeMap<Long, Ticket> queue = queues.get(key);
+            if (queue != null) {
+                queue.remove(ticket);
+                if (queue.isEmpty()) {
+                    queues.remove(key);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public AcquireResult tryAcquireFair(
+            String key,
+            String ownerToken,
+            String holder,
+            Duration leaseTime,
+            String waiterId,
+            long ticket,
+            Duration ttl) {
+        lock.lock();
+        try {
+            Instant now = clock.instant();
+            TreeMap<Long, Ticket> queue = queues.getOrDefault(key, new TreeMap<>());
+            queue.values().removeIf(t -> !t.expiresAt().isAfter(now));
+            boolean earlierWaiter = !queue.headMap(ticket, false).isEmpty();
+            AcquireResult result =
+                    earlierWaiter ? AcquireResult.Busy.unknown() : tryAcquire(key, ownerToken, holder, leaseTime);
+            if (result instanceof AcquireResult.Granted) {
+                queue.remove(ticket);
+            } else {
+                queue.replaceAll(
+                        (t, entry) -> entry.waiterId().equals(waiterId) ? new Ticket(waiterId, now.plus(ttl)) : entry);
+            }
+            if (queue.isEmpty()) {
+                queues.remove(key);
+            }
+            return result;
         } finally {
             lock.unlock();
         }

@@ -38,6 +38,43 @@ public interface LeaseStore {
         return tryAcquire(key, ownerToken, holder, leaseTime);
     }
 
+    /** Whether this store can serve waiters in arrival order ({@link io.fencepost.lock.LockOptions#fair()}). */
+    default boolean supportsFairness() {
+        return false;
+    }
+
+    /**
+     * Fair mode: takes a place in the key's queue for {@code waiterId} (one id per client), valid for
+     * {@code ttl} unless refreshed by an attempt of the same waiter.
+     *
+     * @return the ticket; tickets are served in increasing order
+     */
+    default long enqueue(String key, String waiterId, Duration ttl) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not support fair locking");
+    }
+
+    /** Fair mode: gives up a place in the queue (the waiter stopped waiting). */
+    default void dequeue(String key, long ticket) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not support fair locking");
+    }
+
+    /**
+     * Fair mode: like {@link #tryAcquire(String, String, String, Duration, boolean)}, but grants only when no
+     * live ticket lower than {@code ticket} waits for the key; a grant removes the ticket, a failure refreshes
+     * every ticket of {@code waiterId} on the key for another {@code ttl}. {@link Long#MAX_VALUE} as the ticket
+     * means "not queued": it succeeds only when nobody waits.
+     */
+    default AcquireResult tryAcquireFair(
+            String key,
+            String ownerToken,
+            String holder,
+            Duration leaseTime,
+            String waiterId,
+            long ticket,
+            Duration ttl) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not support fair locking");
+    }
+
     /**
      * Extends every lease in {@code requests} that is still owned (matching owner token) and unexpired, to
      * now plus its requested lease time. One store operation for the whole batch.

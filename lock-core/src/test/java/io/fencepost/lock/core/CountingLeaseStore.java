@@ -23,6 +23,10 @@ final class CountingLeaseStore implements LeaseStore {
 
     volatile boolean down;
 
+    /** Tickets taken and not yet served or given up, per key. */
+    final java.util.concurrent.ConcurrentHashMap<String, Integer> queued =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
     private final LeaseStore delegate;
 
     CountingLeaseStore(LeaseStore delegate) {
@@ -44,6 +48,43 @@ final class CountingLeaseStore implements LeaseStore {
         acquires.incrementAndGet();
         failIfDown();
         return delegate.tryAcquire(key, ownerToken, holder, leaseTime);
+    }
+
+    @Override
+    public boolean supportsFairness() {
+        return delegate.supportsFairness();
+    }
+
+    @Override
+    public long enqueue(String key, String waiterId, Duration ttl) {
+        failIfDown();
+        long ticket = delegate.enqueue(key, waiterId, ttl);
+        queued.merge(key, 1, Integer::sum);
+        return ticket;
+    }
+
+    @Override
+    public void dequeue(String key, long ticket) {
+        queued.merge(key, -1, Integer::sum);
+        delegate.dequeue(key, ticket);
+    }
+
+    @Override
+    public AcquireResult tryAcquireFair(
+            String key,
+            String ownerToken,
+            String holder,
+            Duration leaseTime,
+            String waiterId,
+            long ticket,
+            Duration ttl) {
+        acquires.incrementAndGet();
+        failIfDown();
+        AcquireResult result = delegate.tryAcquireFair(key, ownerToken, holder, leaseTime, waiterId, ticket, ttl);
+        if (result instanceof AcquireResult.Granted && ticket != Long.MAX_VALUE) {
+            queued.merge(key, -1, Integer::sum);
+        }
+        return result;
     }
 
     @Override

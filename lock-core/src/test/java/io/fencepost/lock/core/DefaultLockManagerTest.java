@@ -225,6 +225,77 @@ class DefaultLockManagerTest {
     }
 
     @Test
+    void fairWaitersOfSeveralClientsAreServedInArrivalOrder() throws Exception {
+        DefaultLockManager holder = manager(store);
+        List<DefaultLockManager> clients = List.of(manager(store), manager(store), manager(store));
+        Lease held = holder.acquire("fair", HOLD);
+        LockOptions fair =
+                HOLD.toBuilder().fair(true).waitTime(Duration.ofMinutes(1)).build();
+        List<String> order = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Future<?>> waiters = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            String name = "w" + i;
+            DefaultLockManager client = clients.get(i % 3);
+            waiters.add(threads.submit(() -> {
+                try (Lease lease = client.acquire("fair", fair)) {
+                    order.add(name);
+                }
+                return null;
+            }));
+            int queued = i + 1;
+            // Arrival order is the order of the tickets taken, one waiter at a time.
+            await().until(() -> memoryQueueLength("fair") == queued);
+        }
+
+        held.release();
+        for (Future<?> waiter : waiters) {
+            waiter.get(10, TimeUnit.SECONDS);
+        }
+
+        assertThat(order).containsExactly("w0", "w1", "w2", "w3", "w4", "w5");
+    }
+
+    @Test
+    void fairModeOnAStoreWithoutItIsRejectedBeforeTheStoreIsCalled() {
+        io.fencepost.lock.spi.LeaseStore plain = new io.fencepost.lock.spi.LeaseStore() {
+            @Override
+            public io.fencepost.lock.spi.AcquireResult tryAcquire(String k, String o, String h, Duration l) {
+                throw new AssertionError("not called");
+            }
+
+            @Override
+            public java.util.Map<String, Instant> renew(java.util.Collection<io.fencepost.lock.spi.RenewRequest> r) {
+                return java.util.Map.of();
+            }
+
+            @Override
+            public boolean release(String k, String o, Duration m) {
+                return false;
+            }
+
+            @Override
+            public boolean forceRelease(String k) {
+                return false;
+            }
+
+            @Override
+            public Optional<io.fencepost.lock.LeaseInfo> inspect(String k) {
+                return Optional.empty();
+            }
+        };
+        DefaultLockManager locks = manager(plain);
+
+        assertThatThrownBy(() -> locks.acquire("k", HOLD.toBuilder().fair(true).build()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("fair");
+    }
+
+    /** Tickets taken and not yet served or given up, as counted by the wrapping store. */
+    private int memoryQueueLength(String key) {
+        return store.queued.getOrDefault(key, 0);
+    }
+
+    @Test
     void waitingEndsAfterTheWaitTimeWithLockNotAcquired() {
         DefaultLockManager other = manager(store);
         other.acquire("busy", HOLD);

@@ -2,6 +2,7 @@ package io.fencepost.lock.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fencepost.lock.LeaseInfo;
 import java.time.Duration;
@@ -205,6 +206,62 @@ public abstract class LeaseStoreContractTest {
         assertThat(store.renew(List.of(new RenewRequest(key, owner, LONG)))).isEmpty();
         assertThat(store.release(key, owner, Duration.ZERO)).isFalse();
         assertThat(store.tryAcquire(key, token(), "b", LONG)).isInstanceOf(AcquireResult.Granted.class);
+    }
+
+    @Test
+    void fairModeServesTheLowestLiveTicketFirst() {
+        assumeTrue(store.supportsFairness(), "store without fair mode");
+        String key = key();
+        String first = token();
+        String second = token();
+        long t1 = store.enqueue(key, first, LONG);
+        long t2 = store.enqueue(key, second, LONG);
+        assertThat(t2).isGreaterThan(t1);
+
+        assertThat(store.tryAcquireFair(key, token(), "late", LONG, second, t2, LONG))
+                .isInstanceOf(AcquireResult.Busy.class);
+        assertThat(store.tryAcquireFair(key, token(), "barger", LONG, token(), Long.MAX_VALUE, LONG))
+                .as("a caller that does not queue waits behind the queue")
+                .isInstanceOf(AcquireResult.Busy.class);
+        String owner = token();
+        AcquireResult.Granted granted =
+                (AcquireResult.Granted) store.tryAcquireFair(key, owner, "first", LONG, first, t1, LONG);
+        assertThat(store.release(key, owner, Duration.ZERO)).isTrue();
+
+        assertThat(store.tryAcquireFair(key, token(), "second", LONG, second, t2, LONG))
+                .isInstanceOfSatisfying(
+                        AcquireResult.Granted.class,
+                        g -> assertThat(g.fencingToken()).isGreaterThan(granted.fencingToken()));
+    }
+
+    @Test
+    void aLapsedTicketNoLongerBlocksTheQueueAndARefreshedOneDoes() {
+        assumeTrue(store.supportsFairness(), "store without fair mode");
+        String key = key();
+        String deadWaiter = token();
+        String liveWaiter = token();
+        String lateWaiter = token();
+        store.enqueue(key, deadWaiter, SHORT);
+        long live = store.enqueue(key, liveWaiter, SHORT);
+        long late = store.enqueue(key, lateWaiter, LONG);
+        String holder = token();
+        grant(key, holder, LONG);
+
+        // The live waiter's re-checks (busy: the key is held) keep its ticket; the dead one's lapses.
+        await().pollInterval(Duration.ofMillis(50))
+                .during(SHORT.multipliedBy(2))
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> store.tryAcquireFair(key, token(), "live", LONG, liveWaiter, live, SHORT)
+                        instanceof AcquireResult.Busy);
+        store.tryAcquireFair(key, token(), "live", LONG, liveWaiter, live, SHORT);
+        store.release(key, holder, Duration.ZERO);
+
+        assertThat(store.tryAcquireFair(key, token(), "late", LONG, lateWaiter, late, LONG))
+                .as("the live waiter's refreshed ticket is still ahead")
+                .isInstanceOf(AcquireResult.Busy.class);
+        store.dequeue(key, live);
+        assertThat(store.tryAcquireFair(key, token(), "late", LONG, lateWaiter, late, LONG))
+                .isInstanceOf(AcquireResult.Granted.class);
     }
 
     @Test

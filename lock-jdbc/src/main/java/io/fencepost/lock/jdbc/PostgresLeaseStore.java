@@ -67,6 +67,68 @@ public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
             FROM %1$s c WHERE c.lock_key = ? AND NOT EXISTS (SELECT 1 FROM ins)
             """;
 
+    /**
+     * Fair mode's acquire: as {@link #ACQUIRE_SQL}, but the key is taken only when no live ticket lower than ours
+     * waits for it. A grant removes our ticket; a failure refreshes all of this client's tickets on the key, marks
+     * the lease as waited for, and clears tickets that lapsed (their waiters are gone).
+     */
+    private static final String FAIR_ACQUIRE_SQL = """
+            WITH guard AS MATERIALIZED (
+                SELECT set_config('synchronous_commit', 'on', true) AS sc,
+                       pg_advisory_xact_lock(%3$d, hashtext(?)) AS lk
+            ), t AS MATERIALIZED (
+                SELECT clock_timestamp() AS now FROM guard
+            ), ins AS (
+                INSERT INTO %1$s AS l (lock_key, owner_token, holder, fencing_token, acquired_at, expires_at, contended)
+                SELECT ?, ?::uuid, ?, nextval('%2$s'), t.now, t.now + ? * interval '1 millisecond', false
+                FROM t
+                WHERE NOT EXISTS (
+                    SELECT 1 FROM %5$s q WHERE q.lock_key = ? AND q.ticket < ? AND q.expires_at > t.now)
+                ON CONFLICT (lock_key) DO UPDATE
+                   SET owner_token   = CASE WHEN l.expires_at <= excluded.acquired_at THEN excluded.owner_token ELSE l.owner_token END,
+                       holder        = CASE WHEN l.expires_at <= excluded.acquired_at THEN excluded.holder ELSE l.holder END,
+                       fencing_token = CASE WHEN l.expires_at <= excluded.acquired_at THEN nextval('%2$s') ELSE l.fencing_token END,
+                       acquired_at   = CASE WHEN l.expires_at <= excluded.acquired_at THEN excluded.acquired_at ELSE l.acquired_at END,
+                       expires_at    = CASE WHEN l.expires_at <= excluded.acquired_at THEN excluded.expires_at ELSE l.expires_at END,
+                       contended     = l.expires_at > excluded.acquired_at
+                 WHERE l.expires_at <= excluded.acquired_at OR NOT l.contended
+                RETURNING l.owner_token = ?::uuid AS granted, l.fencing_token, l.acquired_at, l.expires_at,
+                          ceil(extract(epoch FROM (l.expires_at - clock_timestamp())) * 1000)::bigint AS remaining_ms
+            ), marked AS (
+                -- queued behind an earlier ticket: still mark the lease, so that its release wakes the queue
+                UPDATE %1$s AS m SET contended = true
+                 WHERE m.lock_key = ? AND NOT m.contended AND NOT EXISTS (SELECT 1 FROM ins)
+            ), served AS (
+                DELETE FROM %5$s q
+                 WHERE q.lock_key = ? AND q.ticket = ? AND EXISTS (SELECT 1 FROM ins WHERE granted)
+            ), refreshed AS (
+                UPDATE %5$s q SET expires_at = clock_timestamp() + ? * interval '1 millisecond'
+                 WHERE q.lock_key = ? AND q.waiter = ?::uuid AND NOT EXISTS (SELECT 1 FROM ins WHERE granted)
+            ), lapsed AS (
+                DELETE FROM %5$s q USING t
+                 WHERE q.lock_key = ? AND q.expires_at <= t.now AND q.waiter <> ?::uuid
+            )
+            SELECT granted, fencing_token, acquired_at, expires_at, remaining_ms FROM ins
+            UNION ALL
+            SELECT false, NULL, NULL, NULL, ceil(extract(epoch FROM (c.expires_at - clock_timestamp())) * 1000)::bigint
+            FROM %1$s c WHERE c.lock_key = ? AND NOT EXISTS (SELECT 1 FROM ins)
+            """;
+
+    /** Fair mode: a place in the key's queue. Not durable on purpose: a lost ticket only loses a place. */
+    private static final String ENQUEUE_SQL = """
+            INSERT INTO %5$s (lock_key, ticket, waiter, expires_at)
+            SELECT ?, nextval('%2$s'), ?::uuid, clock_timestamp() + ? * interval '1 millisecond'
+              FROM (SELECT set_config('synchronous_commit', 'off', true)) AS g
+            RETURNING ticket
+            """;
+
+    /** Fair mode: leaving the queue without the key. */
+    private static final String DEQUEUE_SQL = """
+            DELETE FROM %5$s AS q
+             USING (SELECT set_config('synchronous_commit', 'off', true)) AS g
+             WHERE q.lock_key = ? AND q.ticket = ?
+            """;
+
     /** Extends every still-owned, unexpired lease of the batch; durably, like acquire. */
     private static final String RENEW_SQL = """
             UPDATE %1$s AS l
@@ -153,6 +215,12 @@ public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
 
     private final NotificationListener listener;
 
+    private final String fairAcquireSql;
+
+    private final String enqueueSql;
+
+    private final String dequeueSql;
+
     /**
      * A store on {@code tableName}, which must already exist (see {@link SchemaInitializer}).
      *
@@ -178,6 +246,10 @@ public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
         this.releaseKeepSql = RELEASE_KEEP_SQL.formatted(table);
         this.inspectSql = INSPECT_SQL.formatted(table);
         this.forceReleaseSql = FORCE_RELEASE_SQL.formatted(table, sequence, classId, channel);
+        String queue = this.tableName.quotedQueueTable();
+        this.fairAcquireSql = FAIR_ACQUIRE_SQL.formatted(table, sequence, classId, channel, queue);
+        this.enqueueSql = ENQUEUE_SQL.formatted(table, sequence, classId, channel, queue);
+        this.dequeueSql = DEQUEUE_SQL.formatted(table, sequence, classId, channel, queue);
         this.listener = new NotificationListener(
                 dataSource, channel, (int) Math.min(Integer.MAX_VALUE, StatementRunner.ceilMillis(statementTimeout)));
     }
@@ -206,6 +278,77 @@ public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
                 return LeaseRowMapper.acquireResult(rows);
             }
         });
+    }
+
+    @Override
+    public boolean supportsFairness() {
+        return true;
+    }
+
+    @Override
+    public long enqueue(String key, String waiterId, Duration ttl) {
+        checkKey(key);
+        UUID waiter = UUID.fromString(waiterId);
+        long ttlMillis = positiveMillis(ttl, "ticket lifetime", key);
+        return runner.run("queue for lock '" + key + "'", List.of(), enqueueSql, statement -> {
+            statement.setString(1, key);
+            statement.setObject(2, waiter);
+            statement.setLong(3, ttlMillis);
+            try (ResultSet rows = statement.executeQuery()) {
+                rows.next();
+                return rows.getLong(1);
+            }
+        });
+    }
+
+    @Override
+    public void dequeue(String key, long ticket) {
+        runner.run("leave the queue of lock '" + key + "'", List.of(), dequeueSql, statement -> {
+            statement.setString(1, key);
+            statement.setLong(2, ticket);
+            return statement.executeUpdate();
+        });
+    }
+
+    @Override
+    public AcquireResult tryAcquireFair(
+            String key,
+            String ownerToken,
+            String holder,
+            Duration leaseTime,
+            String waiterId,
+            long ticket,
+            Duration ttl) {
+        checkKey(key);
+        Objects.requireNonNull(holder, "holder");
+        long leaseMillis = positiveMillis(leaseTime, "lease time", key);
+        long ttlMillis = positiveMillis(ttl, "ticket lifetime", key);
+        UUID owner = OwnerTokens.toUuid(Objects.requireNonNull(ownerToken, "ownerToken"));
+        UUID waiter = UUID.fromString(waiterId);
+        return runner.run(
+                "acquire lock '" + key + "'", StoreFailures.secretsOf(ownerToken), fairAcquireSql, statement -> {
+                    int i = 0;
+                    statement.setString(++i, key); // advisory lock
+                    statement.setString(++i, key); // insert
+                    statement.setObject(++i, owner);
+                    statement.setString(++i, truncate(holder));
+                    statement.setLong(++i, leaseMillis);
+                    statement.setString(++i, key); // earlier tickets
+                    statement.setLong(++i, ticket);
+                    statement.setObject(++i, owner); // granted?
+                    statement.setString(++i, key); // marked
+                    statement.setString(++i, key); // served
+                    statement.setLong(++i, ticket);
+                    statement.setLong(++i, ttlMillis); // refreshed
+                    statement.setString(++i, key);
+                    statement.setObject(++i, waiter);
+                    statement.setString(++i, key); // lapsed
+                    statement.setObject(++i, waiter);
+                    statement.setString(++i, key); // busy
+                    try (ResultSet rows = statement.executeQuery()) {
+                        return LeaseRowMapper.acquireResult(rows);
+                    }
+                });
     }
 
     @Override

@@ -234,7 +234,8 @@ public final class SchemaInitializer {
                 .placeholders(Map.of(
                         "table", tableName.quotedTable(),
                         "sequence", tableName.quotedSequence(),
-                        "fence_table", tableName.quotedFenceTable()))
+                        "fence_table", tableName.quotedFenceTable(),
+                        "queue_table", tableName.quotedQueueTable()))
                 // The application's schema is rarely empty, and Flyway refuses a non-empty schema without its
                 // history table unless it may baseline. Baselining at version 0 records only a marker: V1 and
                 // every later migration of ours still run.

@@ -46,6 +46,16 @@ record TableName(String table) {
         return '"' + fenceTable() + '"';
     }
 
+    /** Fair mode's queue table. */
+    String queueTable() {
+        return table + "_queue";
+    }
+
+    /** The queue table as a quoted identifier. */
+    String quotedQueueTable() {
+        return '"' + queueTable() + '"';
+    }
+
     /** The NOTIFY channel on which releases that someone waits for are announced. */
     String channel() {
         return "fencepost_" + table;

@@ -1,10 +1,9 @@
 -- Fencepost's schema for teams that manage DDL by hand: the same as the Flyway migration that fencepost
--- applies by itself (io/fencepost/lock/jdbc/migration/V1__create_lock_table.sql, V2__create_fence_table.sql and
--- V3__add_contended_flag.sql),
--- with the default names.
+-- applies by itself (io/fencepost/lock/jdbc/migration/V1__ to V4__), with the default names.
 -- Run it as the role that owns the application's schema, then use SchemaMode.VALIDATE
 -- (fencepost.jdbc.initialize-schema=validate) or NONE. For another table name, replace every
--- distributed_lock below, also in distributed_lock_fence_seq and distributed_lock_fence. Safe to run again (IF NOT EXISTS).
+-- distributed_lock below, also in distributed_lock_fence_seq, distributed_lock_fence and
+-- distributed_lock_queue. Safe to run again (IF NOT EXISTS).
 
 -- CACHE 1 is essential: with a larger cache every session pre-allocates its own block of values, so a
 -- later grant could draw a token lower than one another session already handed out, and fencing tokens
@@ -42,3 +41,18 @@ COMMENT ON TABLE distributed_lock_fence IS 'Fencepost fencing guard: per resourc
 COMMENT ON COLUMN distributed_lock_fence.resource IS 'The protected resource, as named by the application.';
 COMMENT ON COLUMN distributed_lock_fence.fencing_token IS 'The highest fencing token accepted for the resource.';
 COMMENT ON COLUMN distributed_lock_fence.accepted_at IS 'When that token was last accepted, by the database clock.';
+
+-- Fair mode's queue, from migration V4__create_queue_table.sql.
+CREATE TABLE IF NOT EXISTS distributed_lock_queue (
+    lock_key   varchar(255) COLLATE "C" NOT NULL,
+    ticket     bigint       NOT NULL,
+    waiter     uuid         NOT NULL,
+    expires_at timestamptz  NOT NULL,
+    PRIMARY KEY (lock_key, ticket)
+);
+
+COMMENT ON TABLE distributed_lock_queue IS 'Fencepost fair-mode queue: waiters per key, served in ticket order.';
+COMMENT ON COLUMN distributed_lock_queue.lock_key IS 'The key waited for.';
+COMMENT ON COLUMN distributed_lock_queue.ticket IS 'Place in the queue, from the fencing sequence: lower is served first.';
+COMMENT ON COLUMN distributed_lock_queue.waiter IS 'The waiting client; its re-checks refresh all its tickets on the key.';
+COMMENT ON COLUMN distributed_lock_queue.expires_at IS 'When the ticket lapses unless refreshed, by the database clock.';

@@ -55,6 +55,8 @@ class SchemaInitializerTest {
                         "distributed_lock_fence_seq:S",
                         "distributed_lock_fence:r",
                         "distributed_lock_fence_pkey:i",
+                        "distributed_lock_queue:r",
+                        "distributed_lock_queue_pkey:i",
                         "distributed_lock_schema_history:r",
                         "distributed_lock_schema_history_s_idx:i",
                         "distributed_lock_schema_history_pk:i");
@@ -62,7 +64,7 @@ class SchemaInitializerTest {
                         schema,
                         "SELECT version || ':' || success FROM distributed_lock_schema_history"
                                 + " WHERE type = 'SQL' ORDER BY installed_rank"))
-                .containsExactly("1:true", "2:true", "3:true");
+                .containsExactly("1:true", "2:true", "3:true", "4:true");
         initializer.validate();
     }
 
@@ -139,6 +141,8 @@ class SchemaInitializerTest {
         assertThat(query(plain, columns)).hasSize(7).isEqualTo(query(migrated, columns));
         String fenceColumns = columns.replace("'distributed_lock'", "'distributed_lock_fence'");
         assertThat(query(plain, fenceColumns)).hasSize(3).isEqualTo(query(migrated, fenceColumns));
+        String queueColumns = columns.replace("'distributed_lock'", "'distributed_lock_queue'");
+        assertThat(query(plain, queueColumns)).hasSize(4).isEqualTo(query(migrated, queueColumns));
         assertThat(query(plain, sequence)).hasSize(1).isEqualTo(query(migrated, sequence));
         assertThat(query(plain, constraints)).hasSize(1).isEqualTo(query(migrated, constraints));
         assertThat(query(plain, sequence).get(0)).startsWith("bigint 1 1 1 false");
