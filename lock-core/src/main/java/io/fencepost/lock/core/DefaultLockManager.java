@@ -115,9 +115,7 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
                 gate.leaveTurn();
             }
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            listener.notAcquired(options.name(), key, Duration.ofNanos(System.nanoTime() - start));
-            throw new LockNotAcquiredException(key, "interrupted while waiting for lock '" + key + "'");
+            return interrupted(key, options, start);
         } finally {
             leaveGate(key, gate);
         }
@@ -127,38 +125,74 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
             throws InterruptedException {
         boolean waiting = deadline - start > 0;
         // Subscribe before the first attempt: a release that happens after our attempt then always wakes us.
-        LeaseStore.Subscription subscription = waiting ? store.subscribe(key, gate::wake) : null;
+        LeaseStore.Subscription subscription =
+                waiting ? store.subscribe(key, gate::wake) : LeaseStore.Subscription.NONE;
         try {
-            for (int attempt = 0; ; attempt++) {
-                long knownBusyNanos;
-                Grant local = held.get(key);
-                if (local != null && local.isHeld()) {
-                    // Held by another thread of this manager: its release or loss wakes us, no store call needed.
-                    knownBusyNanos = local.safeDeadlineNanos() - System.nanoTime();
-                } else {
-                    String ownerToken = UUID.randomUUID().toString();
-                    long sent = System.nanoTime();
-                    AcquireResult result = attemptOnce(key, ownerToken, options, start, waiting);
-                    if (result instanceof AcquireResult.Granted granted) {
-                        return Optional.of(granted(key, ownerToken, options, granted, sent, start));
-                    }
-                    knownBusyNanos = ((AcquireResult.Busy) result)
-                            .remaining()
-                            .map(d -> d.toNanos() + TimeUnit.MILLISECONDS.toNanos(1))
-                            .orElse(Long.MAX_VALUE);
-                }
-                long remainingWait = deadline - System.nanoTime();
-                if (remainingWait <= 0) {
-                    return notAcquired(key, options, start);
-                }
-                long poll = subscription != null && subscription.delivers() ? pushFallbackNanos : backoff(attempt);
-                long sleep = Math.min(Math.min(poll, Math.max(0, knownBusyNanos)), remainingWait);
-                gate.awaitWakeUp(sleep);
-            }
+            return waitLoop(
+                    key,
+                    options,
+                    start,
+                    deadline,
+                    subscription,
+                    () -> {
+                        Grant local = held.get(key);
+                        // Held by another thread of this manager: its release or loss wakes us, no store call.
+                        return local != null && local.isHeld()
+                                ? local.safeDeadlineNanos() - System.nanoTime()
+                                : CALL_STORE;
+                    },
+                    owner -> store.tryAcquire(key, owner, holderName, options.leaseTime(), waiting),
+                    gate::awaitWakeUp);
         } finally {
-            if (subscription != null) {
-                subscription.close();
+            subscription.close();
+        }
+    }
+
+    /** Returned by a wait loop's local check when the store must be asked. */
+    private static final long CALL_STORE = Long.MIN_VALUE;
+
+    /** Waits for a wake-up or the given time. */
+    @FunctionalInterface
+    private interface Pause {
+        void await(long nanos) throws InterruptedException;
+    }
+
+    /**
+     * Attempts until granted or the deadline passes. Each round asks {@code localBusy} first: it either says
+     * how long the key is known to stay busy without asking the store, or {@link #CALL_STORE}. Between rounds
+     * it pauses until a wake-up, the holder's known expiry, or the poll interval: the push fallback while the
+     * store delivers wake-ups, jittered backoff otherwise.
+     */
+    private Optional<Lease> waitLoop(
+            String key,
+            LockOptions options,
+            long start,
+            long deadline,
+            LeaseStore.Subscription subscription,
+            java.util.function.LongSupplier localBusy,
+            java.util.function.Function<String, AcquireResult> attempt,
+            Pause pause)
+            throws InterruptedException {
+        for (int round = 0; ; round++) {
+            long knownBusyNanos = localBusy.getAsLong();
+            if (knownBusyNanos == CALL_STORE) {
+                String ownerToken = UUID.randomUUID().toString();
+                long sent = System.nanoTime();
+                AcquireResult result = storeCall(key, options, start, () -> attempt.apply(ownerToken));
+                if (result instanceof AcquireResult.Granted granted) {
+                    return Optional.of(granted(key, ownerToken, options, granted, sent, start));
+                }
+                knownBusyNanos = ((AcquireResult.Busy) result)
+                        .remaining()
+                        .map(d -> d.toNanos() + TimeUnit.MILLISECONDS.toNanos(1))
+                        .orElse(Long.MAX_VALUE);
             }
+            long remainingWait = deadline - System.nanoTime();
+            if (remainingWait <= 0) {
+                return notAcquired(key, options, start);
+            }
+            long poll = subscription.delivers() ? pushFallbackNanos : backoff(round);
+            pause.await(Math.min(Math.min(poll, Math.max(0, knownBusyNanos)), remainingWait));
         }
     }
 
@@ -175,74 +209,46 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
         }
         long deadline = start + options.waitTime().toNanos();
         boolean waiting = deadline - start > 0;
-        if (!waiting) {
-            String ownerToken = UUID.randomUUID().toString();
-            long sent = System.nanoTime();
-            AcquireResult result = attemptFairOnce(key, ownerToken, options, start, Long.MAX_VALUE);
-            return result instanceof AcquireResult.Granted granted
-                    ? Optional.of(granted(key, ownerToken, options, granted, sent, start))
-                    : notAcquired(key, options, start);
-        }
-        long ticket = enqueue(key, options, start);
+        long ticket = waiting
+                ? storeCall(key, options, start, () -> store.enqueue(key, waiterId, ticketTtl()))
+                : Long.MAX_VALUE;
         FairQueue queue = fairQueues.compute(key, (k, q) -> {
             FairQueue fq = q == null ? new FairQueue() : q;
             fq.users++;
             return fq;
         });
         queue.add(ticket);
-        boolean granted = false;
-        LeaseStore.Subscription subscription = store.subscribe(key, queue::wake);
+        LeaseStore.Subscription subscription =
+                waiting ? store.subscribe(key, queue::wake) : LeaseStore.Subscription.NONE;
+        Optional<Lease> lease = Optional.empty();
         try {
-            for (int attempt = 0; ; attempt++) {
-                long knownBusyNanos = Long.MAX_VALUE;
-                if (queue.isHead(ticket)) {
-                    String ownerToken = UUID.randomUUID().toString();
-                    long sent = System.nanoTime();
-                    AcquireResult result = attemptFairOnce(key, ownerToken, options, start, ticket);
-                    if (result instanceof AcquireResult.Granted g) {
-                        granted = true;
-                        return Optional.of(granted(key, ownerToken, options, g, sent, start));
-                    }
-                    knownBusyNanos = ((AcquireResult.Busy) result)
-                            .remaining()
-                            .map(d -> d.toNanos() + TimeUnit.MILLISECONDS.toNanos(1))
-                            .orElse(Long.MAX_VALUE);
-                }
-                long remainingWait = deadline - System.nanoTime();
-                if (remainingWait <= 0) {
-                    return notAcquired(key, options, start);
-                }
-                long poll = subscription.delivers() ? pushFallbackNanos : backoff(attempt);
-                queue.await(Math.min(Math.min(poll, Math.max(0, knownBusyNanos)), remainingWait));
-            }
+            lease = waitLoop(
+                    key,
+                    options,
+                    start,
+                    deadline,
+                    subscription,
+                    () -> (waiting ? queue.isHead(ticket) : queue.isEmpty()) ? CALL_STORE : Long.MAX_VALUE,
+                    owner -> store.tryAcquireFair(
+                            key, owner, holderName, options.leaseTime(), waiterId, ticket, ticketTtl()),
+                    queue::await);
+            return lease;
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            listener.notAcquired(options.name(), key, Duration.ofNanos(System.nanoTime() - start));
-            throw new LockNotAcquiredException(key, "interrupted while waiting for lock '" + key + "'");
+            return interrupted(key, options, start);
         } finally {
             subscription.close();
-            queue.remove(ticket);
+            if (waiting) {
+                queue.remove(ticket);
+            }
             fairQueues.computeIfPresent(key, (k, q) -> --q.users == 0 ? null : q);
-            if (!granted) {
+            if (lease.isEmpty() && waiting) {
                 try {
                     store.dequeue(key, ticket);
                 } catch (RuntimeException e) {
-                    // The ticket expires on its own; until then it delays fair waiters by at most its lifetime.
+                    // The ticket lapses on its own; until then it delays fair waiters by at most its lifetime.
                     LOG.log(Level.WARNING, "could not leave the queue of lock ''{0}'': {1}", key, e.toString());
                 }
             }
-        }
-    }
-
-    private long enqueue(String key, LockOptions options, long start) {
-        try {
-            return store.enqueue(key, waiterId, ticketTtl());
-        } catch (RuntimeException e) {
-            LockStoreException failure = e instanceof LockStoreException lse
-                    ? lse
-                    : new LockStoreException("could not queue for lock '" + key + "': the lock store failed: " + e, e);
-            listener.acquireFailed(options.name(), key, Duration.ofNanos(System.nanoTime() - start), failure);
-            throw failure;
         }
     }
 
@@ -251,30 +257,20 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
         return Duration.ofNanos(Math.max(TimeUnit.SECONDS.toNanos(10), 5 * pushFallbackNanos));
     }
 
-    private AcquireResult attemptFairOnce(String key, String ownerToken, LockOptions options, long start, long ticket) {
-        try {
-            return store.tryAcquireFair(
-                    key, ownerToken, holderName, options.leaseTime(), waiterId, ticket, ticketTtl());
-        } catch (LockStoreException e) {
-            listener.acquireFailed(options.name(), key, Duration.ofNanos(System.nanoTime() - start), e);
-            throw e;
-        } catch (RuntimeException e) {
-            LockStoreException failure =
-                    new LockStoreException("could not acquire lock '" + key + "': the lock store failed: " + e, e);
-            listener.acquireFailed(options.name(), key, Duration.ofNanos(System.nanoTime() - start), failure);
-            throw failure;
-        }
+    private Optional<Lease> interrupted(String key, LockOptions options, long start) {
+        Thread.currentThread().interrupt();
+        listener.notAcquired(options.name(), key, Duration.ofNanos(System.nanoTime() - start));
+        throw new LockNotAcquiredException(key, "interrupted while waiting for lock '" + key + "'");
     }
 
-    private AcquireResult attemptOnce(String key, String ownerToken, LockOptions options, long start, boolean waiting) {
+    /** Runs one store call of an acquisition; a failure is reported and surfaces as {@link LockStoreException}. */
+    private <T> T storeCall(String key, LockOptions options, long start, java.util.function.Supplier<T> call) {
         try {
-            return store.tryAcquire(key, ownerToken, holderName, options.leaseTime(), waiting);
-        } catch (LockStoreException e) {
-            listener.acquireFailed(options.name(), key, Duration.ofNanos(System.nanoTime() - start), e);
-            throw e;
+            return call.get();
         } catch (RuntimeException e) {
-            LockStoreException failure =
-                    new LockStoreException("could not acquire lock '" + key + "': the lock store failed: " + e, e);
+            LockStoreException failure = e instanceof LockStoreException storeFailure
+                    ? storeFailure
+                    : new LockStoreException("could not acquire lock '" + key + "': the lock store failed: " + e, e);
             listener.acquireFailed(options.name(), key, Duration.ofNanos(System.nanoTime() - start), failure);
             throw failure;
         }

@@ -49,6 +49,16 @@ final class FairQueue {
         }
     }
 
+    /** Whether no local thread waits in the queue. */
+    boolean isEmpty() {
+        lock.lock();
+        try {
+            return tickets.isEmpty();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Wakes every local waiter: the head re-checks the store, the others whether they became the head. */
     void wake() {
         lock.lock();

@@ -7,6 +7,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.fencepost.lock.Lease;
 import io.fencepost.lock.LockOptions;
+import io.fencepost.lock.jdbc.test.CloseAfterEach;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -29,7 +30,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -41,18 +41,11 @@ class HandOffTest {
 
     private static final LockOptions HOLD = LockOptions.of(Duration.ofMinutes(5));
 
-    private final List<AutoCloseable> closeables = new ArrayList<>();
-
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = closeables.size() - 1; i >= 0; i--) {
-            closeables.get(i).close();
-        }
-    }
+    @RegisterExtension
+    final CloseAfterEach closer = new CloseAfterEach();
 
     private <T extends AutoCloseable> T closeLater(T closeable) {
-        closeables.add(closeable);
-        return closeable;
+        return closer.add(closeable);
     }
 
     @Test

@@ -11,6 +11,7 @@ import io.fencepost.lock.LeaseInfo;
 import io.fencepost.lock.LockManager;
 import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.LockStoreException;
+import io.fencepost.lock.jdbc.test.CloseAfterEach;
 import io.fencepost.lock.jdbc.test.CountingDataSource;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
 import io.fencepost.lock.jdbc.test.TcpProxy;
@@ -21,10 +22,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -37,18 +35,11 @@ class PostgresLockManagerTest {
 
     private static final LockOptions HOLD = LockOptions.of(Duration.ofMinutes(5));
 
-    private final List<AutoCloseable> closeables = new ArrayList<>();
-
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = closeables.size() - 1; i >= 0; i--) {
-            closeables.get(i).close();
-        }
-    }
+    @RegisterExtension
+    final CloseAfterEach closer = new CloseAfterEach();
 
     private <T extends AutoCloseable> T closeLater(T closeable) {
-        closeables.add(closeable);
-        return closeable;
+        return closer.add(closeable);
     }
 
     private PostgresLockManager manager(PostgresLockManager.Builder builder) {

@@ -9,6 +9,7 @@ import io.fencepost.lock.Lease;
 import io.fencepost.lock.LockManager;
 import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.core.DefaultLockManager;
+import io.fencepost.lock.jdbc.test.CloseAfterEach;
 import io.fencepost.lock.jdbc.test.CountingDataSource;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
 import io.fencepost.lock.jdbc.test.TcpProxy;
@@ -35,7 +36,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -48,18 +48,11 @@ class RenewalTest {
 
     private static final LockOptions PROBE = LockOptions.of(Duration.ofMinutes(1));
 
-    private final List<AutoCloseable> closeables = new ArrayList<>();
-
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = closeables.size() - 1; i >= 0; i--) {
-            closeables.get(i).close();
-        }
-    }
+    @RegisterExtension
+    final CloseAfterEach closer = new CloseAfterEach();
 
     private <T extends AutoCloseable> T closeLater(T closeable) {
-        closeables.add(closeable);
-        return closeable;
+        return closer.add(closeable);
     }
 
     private PostgresLockManager manager() {

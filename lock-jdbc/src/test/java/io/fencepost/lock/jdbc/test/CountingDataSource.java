@@ -1,33 +1,28 @@
 package io.fencepost.lock.jdbc.test;
 
-import java.io.PrintWriter;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
  * Wraps a physical {@link DataSource} and counts what reaches the server: statements executed and calls that
  * cost a network round trip. Put a pool on top of it to count the pool's own traffic too.
  */
-public final class CountingDataSource implements DataSource {
+public final class CountingDataSource extends DelegatingDataSource {
 
     private static final Set<String> EXECUTES =
             Set.of("execute", "executeQuery", "executeUpdate", "executeLargeUpdate", "executeBatch");
 
     private static final Set<String> ROUND_TRIPS = Set.of("commit", "rollback", "isValid", "setTransactionIsolation");
-
-    private final DataSource target;
 
     private final AtomicInteger statements = new AtomicInteger();
 
@@ -36,7 +31,7 @@ public final class CountingDataSource implements DataSource {
     private final List<String> sql = new CopyOnWriteArrayList<>();
 
     public CountingDataSource(DataSource target) {
-        this.target = target;
+        super(target);
     }
 
     public int statements() {
@@ -60,12 +55,12 @@ public final class CountingDataSource implements DataSource {
 
     @Override
     public Connection getConnection() throws SQLException {
-        return wrap(target.getConnection());
+        return wrap(super.getConnection());
     }
 
     @Override
     public Connection getConnection(String username, String password) throws SQLException {
-        return wrap(target.getConnection(username, password));
+        return wrap(super.getConnection(username, password));
     }
 
     private Connection wrap(Connection connection) {
@@ -115,40 +110,5 @@ public final class CountingDataSource implements DataSource {
         } catch (InvocationTargetException e) {
             throw e.getCause();
         }
-    }
-
-    @Override
-    public PrintWriter getLogWriter() throws SQLException {
-        return target.getLogWriter();
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) throws SQLException {
-        target.setLogWriter(out);
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) throws SQLException {
-        target.setLoginTimeout(seconds);
-    }
-
-    @Override
-    public int getLoginTimeout() throws SQLException {
-        return target.getLoginTimeout();
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        return target.getParentLogger();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        return target.unwrap(iface);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) throws SQLException {
-        return target.isWrapperFor(iface);
     }
 }
