@@ -52,11 +52,6 @@ final class LeaseRowMapper {
         return rows.next() && rows.getBoolean("was_live");
     }
 
-    /** Whether the statement returned a row at all. */
-    static boolean anyRow(ResultSet rows) throws SQLException {
-        return rows.next();
-    }
-
     /** The inspect statement's row, if any. */
     static Optional<LeaseInfo> leaseInfo(ResultSet rows) throws SQLException {
         if (!rows.next()) {

@@ -160,20 +160,24 @@ public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
             """;
 
     /**
-     * Release with a minimum hold time: the lease is set to end at acquisition plus the minimum hold (or now, if
-     * that has passed), even when that is later than its current expiry, as ShedLock's lockAtLeastFor does.
-     * Only a live lease of ours is touched, so nothing expired is ever revived. The fresh random owner token
-     * makes the row unrenewable by us: a racing renewal then finds nothing, so a released lease can never be
-     * extended further. Asynchronous commit, as for {@link #RELEASE_SQL}: a lost update only ends the lease at
-     * its old expiry.
+     * Release with a minimum hold time: a live lease of ours is set to end at acquisition plus the minimum hold
+     * (or now, if that has passed), even when that is later than its current expiry, as ShedLock's
+     * lockAtLeastFor does; an expired one is left as it is, so nothing expired is ever revived. The condition is
+     * on the owner token alone, so a renewal that holds the row is waited for and then overruled, whichever
+     * side of the expiry the two statements read the clock on. A live lease gets a fresh random owner token: a
+     * later renewal then finds nothing, so a released lease can never be extended again. One clock reading
+     * ({@code g.now}) for the whole row. Asynchronous commit, as for {@link #RELEASE_SQL}: a lost update only
+     * ends the lease at its old expiry.
      */
     private static final String RELEASE_KEEP_SQL = """
             UPDATE %1$s AS l
-               SET expires_at = greatest(l.acquired_at + ? * interval '1 millisecond', clock_timestamp()),
-                   owner_token = gen_random_uuid()
-              FROM (SELECT set_config('synchronous_commit', 'off', true)) AS g
-             WHERE l.lock_key = ? AND l.owner_token = ?::uuid AND l.expires_at > clock_timestamp()
-            RETURNING true
+               SET expires_at  = CASE WHEN l.expires_at > g.now
+                                      THEN greatest(l.acquired_at + ? * interval '1 millisecond', g.now)
+                                      ELSE l.expires_at END,
+                   owner_token = CASE WHEN l.expires_at > g.now THEN gen_random_uuid() ELSE l.owner_token END
+              FROM (SELECT clock_timestamp() AS now, set_config('synchronous_commit', 'off', true) AS sc) AS g
+             WHERE l.lock_key = ? AND l.owner_token = ?::uuid
+            RETURNING l.owner_token <> ?::uuid AS was_live
             """;
 
     /** An operator's forced release: removes the key's row whoever owns it, and tells whether it was live. */
@@ -404,8 +408,9 @@ public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
             statement.setLong(1, minHoldMillis);
             statement.setString(2, key);
             statement.setObject(3, owner);
+            statement.setObject(4, owner);
             try (ResultSet rows = statement.executeQuery()) {
-                return LeaseRowMapper.anyRow(rows);
+                return LeaseRowMapper.releasedLive(rows);
             }
         });
     }
