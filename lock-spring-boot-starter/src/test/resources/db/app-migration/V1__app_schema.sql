@@ -10,5 +10,6 @@ CREATE TABLE app_managed_lock (
     holder        varchar(255) NOT NULL,
     fencing_token bigint       NOT NULL,
     acquired_at   timestamptz  NOT NULL,
-    expires_at    timestamptz  NOT NULL
+    expires_at    timestamptz  NOT NULL,
+    contended     boolean      NOT NULL DEFAULT false
 );

@@ -42,4 +42,15 @@ public @interface DistributedLock {
 
     /** Low-cardinality name for metrics; empty = {@code ClassName.method}. */
     String name() default "";
+
+    /**
+     * Whether the thread running the method is interrupted when the lease is lost while the method runs. Blocking
+     * calls that honour interrupts then end early with {@link InterruptedException} (or their equivalent); the
+     * method should still call {@code LockContext.current().orElseThrow().checkHeld()} right before a side effect
+     * and hand the fencing token to the resource, since an interrupt can arrive too late to stop a write in flight.
+     */
+    boolean interruptOnLoss() default false;
+
+    /** Whether waiters are served in arrival order across all instances (see {@link LockOptions#fair()}). */
+    boolean fair() default false;
 }

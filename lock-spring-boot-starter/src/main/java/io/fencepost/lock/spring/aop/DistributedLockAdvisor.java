@@ -3,6 +3,7 @@ package io.fencepost.lock.spring.aop;
 import io.fencepost.lock.DistributedLock;
 import io.fencepost.lock.LockManager;
 import io.fencepost.lock.LockOptions;
+import io.micrometer.observation.ObservationRegistry;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
@@ -77,6 +78,14 @@ public class DistributedLockAdvisor extends AbstractPointcutAdvisor
     /** An advisor with a fixed lock manager and the library's default options. */
     public DistributedLockAdvisor(LockManager lockManager) {
         this(() -> Objects.requireNonNull(lockManager, "lockManager"), LockOptions::defaults);
+    }
+
+    /**
+     * Observes each call's acquisition and hold in the registry {@code observationRegistry} supplies (asked once,
+     * at the first locked call; null means none), so that tracing shows lock spans.
+     */
+    public void setObservationRegistry(Supplier<ObservationRegistry> observationRegistry) {
+        interceptor.setObservationRegistry(observationRegistry);
     }
 
     @Override

@@ -1,11 +1,14 @@
 package io.fencepost.lock.spring.aop;
 
 import io.fencepost.lock.Lease;
+import io.fencepost.lock.LeaseLostException;
 import io.fencepost.lock.LockContext;
 import io.fencepost.lock.LockManager;
 import io.fencepost.lock.LockNotAcquiredException;
 import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.OnLocked;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
 import java.util.List;
@@ -18,6 +21,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -30,8 +35,18 @@ import org.springframework.expression.BeanResolver;
  * Runs a {@code @DistributedLock} method under a lease on its key: acquires before the call, makes the lease
  * {@link LockContext#current() current} while the method runs, and releases it when the method returns or throws,
  * or, for a method returning a {@link CompletionStage}, when that stage completes.
+ *
+ * <p>With an {@link ObservationRegistry}, the acquisition and the hold are Micrometer observations
+ * ({@value #ACQUIRE_OBSERVATION} and {@value #HOLD_OBSERVATION}, low-cardinality key values {@code name} and
+ * {@code result}), so that a tracing set-up shows lock spans around the method's own.
  */
 public final class DistributedLockInterceptor implements MethodInterceptor {
+
+    /** The observation of a lease's acquisition: {@code result} is acquired, skipped, not-acquired or error. */
+    public static final String ACQUIRE_OBSERVATION = "fencepost.lock.acquisition";
+
+    /** The observation of the method running under the lease: {@code result} is released or lost. */
+    public static final String HOLD_OBSERVATION = "fencepost.lock.hold";
 
     private static final Log logger = LogFactory.getLog(DistributedLockInterceptor.class);
 
@@ -47,6 +62,10 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 
     private volatile BeanResolver beanResolver;
 
+    private volatile Supplier<ObservationRegistry> observationRegistrySupplier = () -> ObservationRegistry.NOOP;
+
+    private volatile ObservationRegistry observationRegistry;
+
     /** Leases held for futures that are not complete yet, by key. */
     private final Map<String, PendingHold> pending = new ConcurrentHashMap<>();
 
@@ -59,6 +78,24 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 
     void setBeanResolver(BeanResolver beanResolver) {
         this.beanResolver = beanResolver;
+    }
+
+    void setObservationRegistry(Supplier<ObservationRegistry> observationRegistry) {
+        this.observationRegistrySupplier = Objects.requireNonNull(observationRegistry, "observationRegistry");
+        this.observationRegistry = null;
+    }
+
+    /** The registry the lock steps are observed in; asked once, lazily, since advisors are created early. */
+    private ObservationRegistry observationRegistry() {
+        ObservationRegistry registry = observationRegistry;
+        if (registry == null) {
+            registry = observationRegistrySupplier.get();
+            if (registry == null) {
+                registry = ObservationRegistry.NOOP;
+            }
+            observationRegistry = registry;
+        }
+        return registry;
     }
 
     /** The lock manager, or null when the application has none. */
@@ -82,6 +119,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
     }
 
     @Override
+    @SuppressWarnings("try") // the scopes make the observations current; nothing reads them
     public Object invoke(MethodInvocation invocation) throws Throwable {
         Object target = invocation.getThis();
         Class<?> targetClass = target != null ? AopProxyUtils.ultimateTargetClass(target) : null;
@@ -100,25 +138,100 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
         if (manager == null) {
             throw new NoLockManagerException(List.of(lock.method()));
         }
-        Lease lease = acquire(manager, key, options, lock.onLocked() == OnLocked.SKIP);
+        ObservationRegistry registry = observationRegistry();
+        Lease lease = observedAcquire(lock, manager, key, options, registry);
         if (lease == null) {
             if (logger.isDebugEnabled()) {
                 logger.debug("Skipped " + lock.method() + ": lock '" + key + "' is held elsewhere");
             }
             return lock.skipValue();
         }
-        boolean releaseNow = true;
+        Observation holding;
+        LossInterrupt interrupt;
         try {
-            Object result = LockContext.callWith(lease, held -> proceed(invocation));
+            holding = Observation.createNotStarted(HOLD_OBSERVATION, registry)
+                    .contextualName("hold " + lock.name())
+                    .lowCardinalityKeyValue("name", lock.name())
+                    .highCardinalityKeyValue("key", key)
+                    .highCardinalityKeyValue("fencing.token", Long.toString(lease.fencingToken()))
+                    .start();
+            interrupt = lock.interruptOnLoss() ? LossInterrupt.register(lease, lock.method()) : null;
+        } catch (RuntimeException | Error e) {
+            lease.close(); // a failing observation handler must not leave the key locked
+            throw e;
+        }
+        boolean releaseNow = true;
+        try (Observation.Scope scope = holding.openScope()) {
+            Object result;
+            try {
+                result = LockContext.callWith(lease, held -> proceed(invocation));
+            } finally {
+                if (interrupt != null) {
+                    interrupt.methodEnded();
+                }
+            }
             if (lock.returnsFuture() && result instanceof CompletionStage<?> stage) {
                 releaseNow = false;
-                return releaseOnCompletion(stage, lease, lock.returnType(), key);
+                return releaseOnCompletion(stage, lease, lock.returnType(), key, holding);
             }
             return result;
+        } catch (Throwable failure) {
+            holding.error(failure);
+            throw failure;
         } finally {
             if (releaseNow) {
-                lease.close();
+                endHold(lease, holding);
             }
+        }
+    }
+
+    /**
+     * Acquires the call's lease inside its observation, with the call published as the current
+     * {@link DistributedLockAttempt} so that listeners can tell a skip from a busy key.
+     */
+    @SuppressWarnings("try")
+    private Lease observedAcquire(
+            LockDefinition lock, LockManager manager, String key, LockOptions options, ObservationRegistry registry) {
+        Observation observation = Observation.createNotStarted(ACQUIRE_OBSERVATION, registry)
+                .contextualName("acquire " + lock.name())
+                .lowCardinalityKeyValue("name", lock.name())
+                .highCardinalityKeyValue("key", key)
+                .start();
+        DistributedLockAttempt attempt = new DistributedLockAttempt(lock.method(), lock.name(), lock.onLocked());
+        Lease lease = null;
+        try (Observation.Scope scope = observation.openScope()) {
+            lease = attempt.run(() -> acquire(manager, key, options, lock.onLocked() == OnLocked.SKIP));
+            observation.lowCardinalityKeyValue("result", lease != null ? "acquired" : "skipped");
+        } catch (LockNotAcquiredException e) {
+            observation.lowCardinalityKeyValue("result", "not-acquired");
+            observation.error(e);
+            observation.stop();
+            throw e;
+        } catch (RuntimeException | Error e) {
+            observation.lowCardinalityKeyValue("result", "error");
+            observation.error(e);
+            observation.stop();
+            throw e;
+        }
+        try {
+            observation.stop();
+        } catch (RuntimeException | Error e) {
+            if (lease != null) {
+                lease.close(); // a failing observation handler must not leave the key locked
+            }
+            throw e;
+        }
+        return lease;
+    }
+
+    /** Releases the lease and ends the observation of its hold, noting whether the lease had been lost. */
+    private static void endHold(Lease lease, Observation holding) {
+        boolean lost = !lease.isHeld();
+        try {
+            lease.close();
+        } finally {
+            holding.lowCardinalityKeyValue("result", lost ? "lost" : "released");
+            holding.stop();
         }
     }
 
@@ -190,17 +303,27 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
      * {@code CompletionStage} the caller gets a stage that completes only after the release, so that a caller who
      * chains another locked call on it finds the key free; cancelling that stage leaves the work and its lease alone.
      */
-    private Object releaseOnCompletion(CompletionStage<?> stage, Lease lease, Class<?> declaredType, String key) {
+    private Object releaseOnCompletion(
+            CompletionStage<?> stage, Lease lease, Class<?> declaredType, String key, Observation holding) {
         PendingHold hold = retain(key, lease.fencingToken());
         CompletionStage<?> released;
         try {
             released = stage.whenComplete((value, failure) -> {
-                lease.close();
-                release(key, hold);
+                if (failure != null) {
+                    holding.error(failure);
+                }
+                try {
+                    endHold(lease, holding);
+                } finally {
+                    release(key, hold);
+                }
             });
         } catch (RuntimeException | Error e) {
-            lease.close();
-            release(key, hold);
+            try {
+                endHold(lease, holding);
+            } finally {
+                release(key, hold);
+            }
             throw e;
         }
         if (declaredType == CompletableFuture.class || declaredType == CompletionStage.class) {
@@ -243,4 +366,53 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 
     /** A grant held for futures that have not completed: how many, and a signal when the last is released. */
     private record PendingHold(long fencingToken, AtomicInteger futures, CompletableFuture<Void> released) {}
+
+    /**
+     * Interrupts the thread running a method whose lease is lost, only while the method still runs: the flag is
+     * cleared under the same lock before the lease is released, so a late loss never interrupts whatever the thread
+     * does next. (A plain lock, not {@code synchronized}: the callback runs on the renewal thread.)
+     */
+    private static final class LossInterrupt implements Consumer<LeaseLostException> {
+
+        private final Thread thread = Thread.currentThread();
+
+        private final String method;
+
+        private final ReentrantLock lock = new ReentrantLock();
+
+        private boolean running = true;
+
+        private LossInterrupt(String method) {
+            this.method = method;
+        }
+
+        static LossInterrupt register(Lease lease, String method) {
+            LossInterrupt interrupt = new LossInterrupt(method);
+            lease.onLost(interrupt);
+            return interrupt;
+        }
+
+        @Override
+        public void accept(LeaseLostException lost) {
+            lock.lock();
+            try {
+                if (running) {
+                    logger.info("Interrupting thread '" + thread.getName() + "' running " + method + ": "
+                            + lost.getMessage());
+                    thread.interrupt();
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        void methodEnded() {
+            lock.lock();
+            try {
+                running = false;
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
 }

@@ -43,6 +43,10 @@ final class LockDefinition {
 
     private final String name;
 
+    private final boolean interruptOnLoss;
+
+    private final boolean fair;
+
     private final boolean returnsFuture;
 
     private volatile Resolved resolved;
@@ -60,7 +64,9 @@ final class LockDefinition {
             Duration maxHoldTime,
             boolean renew,
             OnLocked onLocked,
-            String name) {
+            String name,
+            boolean interruptOnLoss,
+            boolean fair) {
         this.method = method;
         this.specificMethod = specificMethod;
         this.keySource = keySource;
@@ -72,6 +78,8 @@ final class LockDefinition {
         this.renew = renew;
         this.onLocked = onLocked;
         this.name = name;
+        this.interruptOnLoss = interruptOnLoss;
+        this.fair = fair;
         this.returnsFuture = CompletionStage.class.isAssignableFrom(specificMethod.getReturnType());
     }
 
@@ -82,6 +90,16 @@ final class LockDefinition {
 
     OnLocked onLocked() {
         return onLocked;
+    }
+
+    /** The low-cardinality name of the lock, for metrics and traces. */
+    String name() {
+        return name;
+    }
+
+    /** Whether a loss of the lease interrupts the thread running the method. */
+    boolean interruptOnLoss() {
+        return interruptOnLoss;
     }
 
     boolean returnsFuture() {
@@ -113,6 +131,7 @@ final class LockDefinition {
                     .maxHoldTime(maxHoldTime != null ? maxHoldTime : defaults.maxHoldTime())
                     .renew(renew)
                     .name(name)
+                    .fair(fair)
                     .build();
         } catch (IllegalArgumentException e) {
             throw new InvalidDistributedLockException(method, e.getMessage(), e);

@@ -204,7 +204,9 @@ final class LockDefinitionSource {
                 maxHoldTime,
                 annotation.renew(),
                 annotation.onLocked(),
-                name);
+                name,
+                annotation.interruptOnLoss(),
+                annotation.fair());
     }
 
     private static void checkReturnType(Method specific, String method) {

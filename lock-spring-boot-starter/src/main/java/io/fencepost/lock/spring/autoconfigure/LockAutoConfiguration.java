@@ -4,6 +4,7 @@ import io.fencepost.lock.LockManager;
 import io.fencepost.lock.jdbc.PostgresLockManager;
 import io.fencepost.lock.spi.LockListener;
 import io.fencepost.lock.spring.aop.DistributedLockAdvisor;
+import io.micrometer.observation.ObservationRegistry;
 import javax.sql.DataSource;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.config.AopConfigUtils;
@@ -26,12 +27,12 @@ import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
-import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.util.StringUtils;
 
 /**
  * Auto-configuration of Fencepost: a {@link PostgresLockManager} on the application's {@code DataSource} (or the one
- * qualified {@link LockDataSource @LockDataSource}) and the {@code @DistributedLock} advisor.
+ * qualified {@link LockDataSource @LockDataSource}) and the {@code @DistributedLock} advisor, which observes its calls
+ * in the application's {@link ObservationRegistry} when there is one.
  *
  * <p>With {@code fencepost.enabled=false} there is no lock manager, and the advisor makes annotated methods fail
  * closed: they never run unlocked.
@@ -60,10 +61,12 @@ public final class LockAutoConfiguration {
         static DistributedLockAdvisor distributedLockAdvisor(
                 ObjectProvider<LockManager> lockManager,
                 ObjectProvider<LockProperties> properties,
+                ObjectProvider<ObservationRegistry> observationRegistry,
                 Environment environment) {
             DistributedLockAdvisor advisor = new DistributedLockAdvisor(
                     lockManager::getIfAvailable, () -> properties.getObject().toDefaultOptions());
             advisor.setOrder(order(environment));
+            advisor.setObservationRegistry(observationRegistry::getIfUnique);
             return advisor;
         }
 
@@ -82,7 +85,7 @@ public final class LockAutoConfiguration {
                 properties.toDefaultOptions();
                 LockProperties.Jdbc jdbc = properties.getJdbc();
                 PostgresLockManager.Builder builder = PostgresLockManager.builder(
-                                independent(lockDataSource.getIfAvailable(dataSource::getObject)))
+                                LockDataSources.resolve(dataSource, lockDataSource))
                         .tableName(jdbc.getTableName())
                         .schemaMode(jdbc.getInitializeSchema())
                         .statementTimeout(jdbc.getStatementTimeout())
@@ -92,20 +95,6 @@ public final class LockAutoConfiguration {
                     builder.holderName(properties.getHolderName());
                 }
                 return builder.build();
-            }
-
-            /**
-             * Lock statements must commit on their own: through a transaction-aware proxy, an acquire inside
-             * {@code @Transactional} would join the caller's transaction and be invisible to others until it
-             * commits, and a release would be undone by its rollback.
-             */
-            private static DataSource independent(DataSource dataSource) {
-                DataSource current = dataSource;
-                while (current instanceof TransactionAwareDataSourceProxy proxy
-                        && proxy.getTargetDataSource() != null) {
-                    current = proxy.getTargetDataSource();
-                }
-                return current;
             }
         }
     }

@@ -44,6 +44,8 @@ public class LockProperties {
 
     private final Aop aop = new Aop();
 
+    private final Endpoint endpoint = new Endpoint();
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -90,6 +92,10 @@ public class LockProperties {
 
     public Aop getAop() {
         return aop;
+    }
+
+    public Endpoint getEndpoint() {
+        return endpoint;
     }
 
     /**
@@ -173,6 +179,35 @@ public class LockProperties {
 
         public void setOrder(int order) {
             this.order = order;
+        }
+    }
+
+    /** Settings of the locks Actuator endpoint. */
+    public static class Endpoint {
+
+        private final ForceRelease forceRelease = new ForceRelease();
+
+        public ForceRelease getForceRelease() {
+            return forceRelease;
+        }
+    }
+
+    /** Settings of the endpoint's forced release, DELETE /actuator/locks/{key}. */
+    public static class ForceRelease {
+
+        /**
+         * Whether DELETE /actuator/locks/{key} may remove the lease on a key whoever holds it. A holder that is still
+         * running then loses mutual exclusion, and only fencing protects the resource. When disabled, the request is
+         * refused with 403.
+         */
+        private boolean enabled = false;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
         }
     }
 }

@@ -101,6 +101,29 @@ class DistributedLockAdvisorTests {
     }
 
     @Test
+    void fairTrueOnTheAnnotationAsksForFairOptionsAndWaitsInTheQueue() {
+        contextRunner.withBean(FairService.class).run(context -> {
+            FairService service = context.getBean(FairService.class);
+            RecordingLockManager manager = context.getBean(RecordingLockManager.class);
+
+            assertThat(service.run()).isEqualTo("ran");
+
+            assertThat(manager.calls()).last().satisfies(call -> {
+                assertThat(call.key()).isEqualTo("fair-job");
+                assertThat(call.options().fair()).isTrue();
+            });
+        });
+    }
+
+    static class FairService {
+
+        @DistributedLock(key = "'fair-job'", waitTime = "1s", fair = true)
+        public String run() {
+            return "ran";
+        }
+    }
+
+    @Test
     void skipReturnsEmptyOptionals() {
         contextRunner.withBean(SkippingService.class).run(context -> {
             SkippingService service = context.getBean(SkippingService.class);

@@ -308,7 +308,13 @@ class ReadmeQuickStartTests {
                 .getLocation()
                 .toURI());
         try (InputStream in = Files.newInputStream(classes.resolve("META-INF/spring-configuration-metadata.json"))) {
-            return ConfigurationMetadataRepositoryJsonBuilder.create(in).build().getAllProperties();
+            Map<String, ConfigurationMetadataProperty> all =
+                    new LinkedHashMap<>(ConfigurationMetadataRepositoryJsonBuilder.create(in)
+                            .build()
+                            .getAllProperties());
+            // The processor documents the locks endpoint's management.endpoint.locks.* too: Boot's, not ours.
+            all.keySet().removeIf(id -> !id.startsWith("fencepost."));
+            return all;
         }
     }
 

@@ -1,0 +1,245 @@
+package io.fencepost.lock.spring.actuate.endpoint;
+
+import io.fencepost.lock.HeldLeaseInfo;
+import io.fencepost.lock.LeaseInfo;
+import io.fencepost.lock.LockAdmin;
+import io.fencepost.lock.LockManager;
+import io.fencepost.lock.core.DefaultLockManager;
+import io.fencepost.lock.jdbc.PostgresLockManager;
+import java.security.Principal;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
+
+/**
+ * The {@code locks} endpoint: {@code GET /actuator/locks} lists the leases this instance holds,
+ * {@code GET /actuator/locks/{key}} shows the store's view of one key (404 when it is free), and
+ * {@code DELETE /actuator/locks/{key}} force-releases a key, only when {@code fencepost.endpoint.force-release.enabled}
+ * is true. Keys may contain {@code /}: the rest of the path is the key. Owner tokens never appear.
+ */
+@Endpoint(id = "locks")
+public class LocksEndpoint {
+
+    /** The property that allows {@link #forceRelease}. */
+    public static final String FORCE_RELEASE_PROPERTY = "fencepost.endpoint.force-release.enabled";
+
+    private static final Log logger = LogFactory.getLog(LocksEndpoint.class);
+
+    private final LockManager lockManager;
+
+    private final boolean forceReleaseEnabled;
+
+    /**
+     * An endpoint on {@code lockManager}; it lists held leases and force-releases only when the manager is a
+     * {@link LockAdmin}.
+     */
+    public LocksEndpoint(LockManager lockManager, boolean forceReleaseEnabled) {
+        this.lockManager = Objects.requireNonNull(lockManager, "lockManager");
+        this.forceReleaseEnabled = forceReleaseEnabled;
+    }
+
+    /** The leases this instance holds, by key. */
+    @ReadOperation
+    public LocksDescriptor locks() {
+        List<HeldLeaseDescriptor> leases = heldLeases().stream()
+                .sorted(Comparator.comparing(HeldLeaseInfo::key))
+                .map(HeldLeaseDescriptor::of)
+                .toList();
+        return new LocksDescriptor(holderName(lockManager), leases);
+    }
+
+    /** The store's view of {@code key} (the rest of the path), or null (404) when nobody holds it. */
+    @ReadOperation
+    public LeaseDescriptor lock(@Selector(match = Match.ALL_REMAINING) String... key) {
+        String lockKey = key(key);
+        LeaseInfo info;
+        try {
+            info = lockManager.inspect(lockKey).orElse(null);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidEndpointRequestException(e.getMessage(), "invalid lock key");
+        }
+        if (info == null) {
+            return null;
+        }
+        boolean heldHere = heldLeases().stream()
+                .anyMatch(held -> held.key().equals(info.key()) && held.fencingToken() == info.fencingToken());
+        return new LeaseDescriptor(
+                info.key(), info.fencingToken(), info.holder(), info.acquiredAt(), info.expiresAt(), heldHere);
+    }
+
+    /**
+     * Removes the store's lease on {@code key} whoever holds it, when {@value #FORCE_RELEASE_PROPERTY} is true; logged
+     * at WARN with who asked. The holder is not asked: its next renewal finds the lease gone and reports it lost, and
+     * its fenced writes are refused once a later holder's have been accepted.
+     *
+     * @throws IllegalStateException when forced releases are not enabled (the web extension answers 403 instead)
+     */
+    @DeleteOperation
+    public ForceReleaseDescriptor forceRelease(
+            SecurityContext securityContext, @Selector(match = Match.ALL_REMAINING) String... key) {
+        String lockKey = key(key);
+        if (!forceReleaseEnabled) {
+            throw new IllegalStateException(refuse(lockKey, securityContext));
+        }
+        String who = who(securityContext);
+        if (!(lockManager instanceof LockAdmin admin)) {
+            throw new IllegalStateException("Cannot force-release lock '" + lockKey + "': the lock manager ("
+                    + lockManager.getClass().getName() + ") does not implement LockAdmin");
+        }
+        boolean released;
+        try {
+            released = admin.forceRelease(lockKey);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidEndpointRequestException(e.getMessage(), "invalid lock key");
+        }
+        logger.warn("Lock '" + loggable(lockKey) + "' was force-released through the locks endpoint by '"
+                + loggable(who) + "' (" + (released ? "a live lease was removed" : "there was no live lease") + ")");
+        return new ForceReleaseDescriptor(
+                lockKey,
+                released,
+                who,
+                released
+                        ? "the lease was removed; its holder finds it lost at its next renewal, at once if it is this"
+                                + " instance"
+                        : "there was no live lease on this key");
+    }
+
+    /** Whether {@link #forceRelease} may run. */
+    public boolean isForceReleaseEnabled() {
+        return forceReleaseEnabled;
+    }
+
+    /** Logs a refused forced release and returns the reason. */
+    String refuse(String key, SecurityContext securityContext) {
+        logger.info("Refused to force-release lock '" + loggable(key) + "' for '" + loggable(who(securityContext))
+                + "': " + FORCE_RELEASE_PROPERTY + " is not true");
+        return "Force release of lock '" + key + "' is disabled. A forced release breaks the lock's mutual exclusion"
+                + " for a holder that is still running (only fencing protects the resource then); to allow it, set "
+                + FORCE_RELEASE_PROPERTY + "=true.";
+    }
+
+    static String who(SecurityContext securityContext) {
+        Principal principal = securityContext != null ? securityContext.getPrincipal() : null;
+        return principal != null && principal.getName() != null ? principal.getName() : "anonymous";
+    }
+
+    /** Text from a request, with control characters escaped so that it cannot forge log lines. */
+    private static String loggable(String text) {
+        StringBuilder out = new StringBuilder(text.length());
+        text.codePoints().forEach(c -> {
+            if (Character.isISOControl(c)) {
+                out.append(String.format("\\u%04x", c));
+            } else {
+                out.appendCodePoint(c);
+            }
+        });
+        return out.toString();
+    }
+
+    private List<HeldLeaseInfo> heldLeases() {
+        return lockManager instanceof LockAdmin admin ? admin.heldLeases() : List.of();
+    }
+
+    static String key(String[] segments) {
+        String key = segments == null ? "" : String.join("/", segments);
+        if (key.isBlank()) {
+            throw new InvalidEndpointRequestException("a lock key is required", "missing lock key");
+        }
+        return key;
+    }
+
+    private static String holderName(LockManager lockManager) {
+        if (lockManager instanceof PostgresLockManager postgres) {
+            return postgres.holderName();
+        }
+        if (lockManager instanceof DefaultLockManager engine) {
+            return engine.holderName();
+        }
+        return null;
+    }
+
+    /**
+     * The leases this instance holds.
+     *
+     * @param holder the name this instance writes as the holder of its leases, when the manager tells it
+     * @param leases one per key, sorted by key
+     */
+    public record LocksDescriptor(String holder, List<HeldLeaseDescriptor> leases) implements OperationResponseBody {}
+
+    /**
+     * A lease this instance holds.
+     *
+     * @param key the locked key
+     * @param name the lock's low-cardinality name
+     * @param fencingToken the grant's fencing token
+     * @param acquiredAt when the grant was made (database clock)
+     * @param expiresAt when the lease ends unless renewed, as last confirmed (database clock)
+     * @param holdCount how many reentrant holds are open on it
+     * @param renewals how many renewals the store confirmed
+     * @param holderThread the name of the thread that took it
+     */
+    public record HeldLeaseDescriptor(
+            String key,
+            String name,
+            long fencingToken,
+            Instant acquiredAt,
+            Instant expiresAt,
+            int holdCount,
+            long renewals,
+            String holderThread)
+            implements OperationResponseBody {
+
+        static HeldLeaseDescriptor of(HeldLeaseInfo info) {
+            return new HeldLeaseDescriptor(
+                    info.key(),
+                    info.name(),
+                    info.fencingToken(),
+                    info.acquiredAt(),
+                    info.expiresAt(),
+                    info.holdCount(),
+                    info.renewals(),
+                    info.holderThread());
+        }
+    }
+
+    /**
+     * The store's view of a key.
+     *
+     * @param key the key
+     * @param fencingToken the live grant's fencing token
+     * @param holder the human-readable name of the holding instance
+     * @param acquiredAt when the grant was made (database clock)
+     * @param expiresAt when the lease ends unless renewed (database clock)
+     * @param heldByThisInstance whether this instance holds that very grant
+     */
+    public record LeaseDescriptor(
+            String key,
+            long fencingToken,
+            String holder,
+            Instant acquiredAt,
+            Instant expiresAt,
+            boolean heldByThisInstance)
+            implements OperationResponseBody {}
+
+    /**
+     * The outcome of a forced release.
+     *
+     * @param key the key
+     * @param released whether a live lease was removed
+     * @param requestedBy who asked ({@code anonymous} without an authenticated principal)
+     * @param message what happened, for people
+     */
+    public record ForceReleaseDescriptor(String key, boolean released, String requestedBy, String message)
+            implements OperationResponseBody {}
+}
