@@ -119,7 +119,7 @@ final class NotificationListener implements AutoCloseable {
                 }
                 LOG.log(
                         Level.WARNING,
-                        "fencepost's notification listener lost its connection ({0}); waiters poll"
+                        "the fencepost notification listener lost its connection ({0}); waiters poll"
                                 + " until it reconnects",
                         e.toString());
             } finally {

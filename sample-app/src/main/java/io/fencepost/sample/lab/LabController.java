@@ -1,0 +1,64 @@
+package io.fencepost.sample.lab;
+
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/** The lab page's JSON API. */
+@RestController
+@RequestMapping("/api/lab")
+public class LabController {
+
+    private final Lab lab;
+
+    public LabController(Lab lab) {
+        this.lab = lab;
+    }
+
+    /** The lab's state, with the log entries after {@code since}. */
+    @GetMapping
+    public LabState state(@RequestParam(defaultValue = "0") long since) {
+        return lab.state(since);
+    }
+
+    @PostMapping("/start")
+    public ResponseEntity<Void> start() {
+        lab.start();
+        return ResponseEntity.noContent().build();
+    }
+
+    @PostMapping("/stop")
+    public ResponseEntity<Void> stop() {
+        lab.stop();
+        return ResponseEntity.noContent().build();
+    }
+
+    @PostMapping("/reset")
+    public ResponseEntity<Void> reset() {
+        lab.reset();
+        return ResponseEntity.noContent().build();
+    }
+
+    /** Freezes the holder past its lease: a simulated GC pause. */
+    @PostMapping("/pause")
+    public ResponseEntity<Void> pause() {
+        lab.pauseHolder();
+        return ResponseEntity.accepted().build();
+    }
+
+    /** Cuts the workers' lock connections for a moment. */
+    @PostMapping("/kill-store")
+    public ResponseEntity<Void> killStore() {
+        lab.killStore();
+        return ResponseEntity.accepted().build();
+    }
+
+    @PostMapping("/fencing")
+    public ResponseEntity<Void> fencing(@RequestParam boolean enabled) {
+        lab.fencing(enabled);
+        return ResponseEntity.noContent().build();
+    }
+}

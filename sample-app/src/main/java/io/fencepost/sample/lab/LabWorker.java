@@ -1,0 +1,243 @@
+package io.fencepost.sample.lab;
+
+import io.fencepost.lock.Lease;
+import io.fencepost.lock.LockNotAcquiredException;
+import io.fencepost.lock.LockOptions;
+import io.fencepost.lock.LockStoreException;
+import io.fencepost.lock.jdbc.PostgresLockManager;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
+
+/**
+ * One worker: a lock client of its own (its own {@link PostgresLockManager}, as if it were another process) that
+ * repeatedly takes the key, reads the counter, works, and writes the counter plus one. It never checks its lease
+ * before writing: a check is never enough, since the pause can come right after it. Only fencing at the resource
+ * makes the late write harmless.
+ */
+final class LabWorker implements Runnable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LabWorker.class);
+
+    private final Lab lab;
+
+    private final String name;
+
+    private final PostgresLockManager locks;
+
+    private final StoreLink link;
+
+    private volatile String state = "idle";
+
+    private volatile Long token;
+
+    private volatile String detail = "";
+
+    /** Set by {@link #halt()}; a worker also stops when interrupted, but JDBC drivers may swallow interrupts. */
+    private volatile boolean halted;
+
+    /** Whether the last acquire failed on the store: its log entry is written once per outage. */
+    private boolean storeFailing;
+
+    LabWorker(Lab lab, String name, PostgresLockManager locks, StoreLink link) {
+        this.lab = lab;
+        this.name = name;
+        this.locks = locks;
+        this.link = link;
+    }
+
+    String name() {
+        return name;
+    }
+
+    /** Makes the next {@link #run()} loop until {@link #halt()}. */
+    void resume() {
+        halted = false;
+    }
+
+    /** Ends the loop after the current step (the caller interrupts the thread too). */
+    void halt() {
+        halted = true;
+    }
+
+    LabState.Worker view() {
+        return new LabState.Worker(name, state, token, detail);
+    }
+
+    @Override
+    public void run() {
+        try {
+            while (!halted && !Thread.currentThread().isInterrupted()) {
+                if (cycle()) {
+                    set("idle", null, "");
+                }
+                sleep(Duration.ofMillis(ThreadLocalRandom.current().nextLong(60, 200)));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (LockNotAcquiredException e) {
+            if (!Thread.currentThread().isInterrupted()) { // else: stopped while waiting, as asked
+                LOG.error("lab worker {} stopped", name, e);
+                lab.log().event(name, "error", name + " stopped: " + e);
+            }
+        } catch (RuntimeException e) {
+            LOG.error("lab worker {} stopped", name, e);
+            lab.log().event(name, "error", name + " stopped: " + e);
+        } finally {
+            link.freezeUntil(0);
+            set("stopped", null, "");
+        }
+    }
+
+    /** One attempt, and the work if it got the key; false when the store failed (the state then says so). */
+    private boolean cycle() throws InterruptedException {
+        set("waiting", null, "wants " + lab.key());
+        Optional<Lease> acquired;
+        try {
+            acquired = locks.tryAcquire(lab.key(), lab.lockOptions());
+        } catch (LockStoreException e) {
+            lab.counters().storeErrors.incrementAndGet();
+            if (!storeFailing) {
+                storeFailing = true;
+                lab.log()
+                        .event(
+                                name,
+                                "store-error",
+                                name + " cannot acquire: the lock store is unreachable, so acquire"
+                                        + " fails closed (LockStoreException); retrying");
+            }
+            set("store-error", null, "acquire failed closed");
+            sleep(Duration.ofMillis(400));
+            return false;
+        }
+        storeFailing = false;
+        if (acquired.isEmpty()) {
+            return true;
+        }
+        try (Lease lease = acquired.get()) {
+            hold(lease);
+        } catch (DataAccessException e) {
+            set("error", null, "resource unreachable");
+            lab.log().event(name, "error", name + " could not reach the resource: " + e.getMostSpecificCause());
+            sleep(Duration.ofMillis(400));
+        }
+        return true;
+    }
+
+    private void hold(Lease lease) throws InterruptedException {
+        long fencingToken = lease.fencingToken();
+        lab.granted(name, fencingToken);
+        lease.onLost(e -> {
+            lab.counters().leasesLost.incrementAndGet();
+            lab.log().event(name, "lost", name + "'s lease (token " + fencingToken + ") is lost: " + e.getMessage());
+        });
+        set("holding", fencingToken, "read");
+        Optional<LabResource.Snapshot> read = lab.resource().read(lab.fencing(), fencingToken);
+        if (read.isEmpty()) {
+            rejected(fencingToken, "read");
+            return;
+        }
+        set("holding", fencingToken, "read " + read.get().value() + ", working");
+        work(fencingToken);
+        long value = read.get().value() + 1;
+        set("writing", fencingToken, "writes " + value);
+        Optional<Long> replaced = lab.resource().write(lab.fencing(), fencingToken, name, value);
+        if (replaced.isEmpty()) {
+            rejected(fencingToken, "write of " + value);
+        } else {
+            lab.counters().writesAccepted.incrementAndGet();
+            long overwritten = replaced.get() - read.get().version();
+            long highest = lab.highestGranted();
+            if (overwritten > 0 && fencingToken < highest) {
+                // Accepted from a holder whose lease was superseded, over a newer holder's work: two holders at once.
+                lab.counters().violations.incrementAndGet();
+                lab.log().outcome(fencingToken, name, "violation");
+                lab.log()
+                        .event(
+                                name,
+                                "violation",
+                                "VIOLATION: the resource accepted " + name + "'s write of " + value
+                                        + " with stale token " + fencingToken + " (token " + highest
+                                        + " was granted since): " + overwritten
+                                        + " newer update(s) overwritten");
+            } else {
+                lab.log().outcome(fencingToken, name, "accepted");
+                lab.log()
+                        .event(
+                                name,
+                                "write",
+                                name + " wrote " + value + " with token " + fencingToken
+                                        + (overwritten > 0 ? " (over a stale holder's late write)" : ""));
+            }
+        }
+    }
+
+    private void rejected(long fencingToken, String what) {
+        lab.counters().writesRejected.incrementAndGet();
+        lab.log().outcome(fencingToken, name, "rejected");
+        lab.log()
+                .event(
+                        name,
+                        "rejected",
+                        "REJECTED: " + name + "'s " + what + " with token " + fencingToken
+                                + ": the resource has already seen token "
+                                + lab.resource().state().fence()
+                                + " (fencing)");
+    }
+
+    /** Works for the work time; if a pause is asked for meanwhile, this worker is the holder and freezes. */
+    private void work(long fencingToken) throws InterruptedException {
+        long end = System.nanoTime() + lab.settings().workTime().toNanos();
+        while (System.nanoTime() < end) {
+            if (lab.takePause()) {
+                freeze(fencingToken);
+                return;
+            }
+            TimeUnit.MILLISECONDS.sleep(
+                    Math.max(1, Math.min(20, TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()))));
+        }
+    }
+
+    private void freeze(long fencingToken) throws InterruptedException {
+        Duration pause = lab.settings().pauseTime();
+        link.freezeUntil(System.nanoTime() + pause.toNanos());
+        set("frozen", fencingToken, "paused for " + pause.toMillis() + " ms");
+        lab.log()
+                .event(
+                        name,
+                        "pause",
+                        name + " is frozen for " + pause.toMillis() + " ms (a simulated GC pause) while holding token "
+                                + fencingToken + "; its renewal is frozen too, and the lease is "
+                                + lab.settings().leaseTime().toMillis() + " ms");
+        sleep(pause);
+        lab.log()
+                .event(
+                        name,
+                        "wake",
+                        name + " wakes up, still believes it holds token " + fencingToken
+                                + ", and writes what it computed before the pause");
+    }
+
+    private void set(String state, Long token, String detail) {
+        this.state = state;
+        this.token = token;
+        this.detail = detail;
+    }
+
+    private static void sleep(Duration duration) throws InterruptedException {
+        TimeUnit.NANOSECONDS.sleep(duration.toNanos());
+    }
+
+    /** The options every worker uses: the lab's lease, renewed, and a wait long enough to outlast a holder. */
+    static LockOptions options(Duration leaseTime) {
+        return LockOptions.builder()
+                .leaseTime(leaseTime)
+                .waitTime(leaseTime.multipliedBy(2))
+                .name("lab")
+                .build();
+    }
+}

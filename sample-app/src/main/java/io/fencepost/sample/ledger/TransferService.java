@@ -1,0 +1,112 @@
+package io.fencepost.sample.ledger;
+
+import io.fencepost.lock.FencingTokenRejectedException;
+import io.fencepost.lock.Lease;
+import io.fencepost.lock.LockManager;
+import io.fencepost.lock.LockOptions;
+import io.fencepost.sample.SampleProperties;
+import java.util.Map;
+import org.springframework.http.HttpStatus;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Moves money between two accounts under a lock on each: {@code account:<id>}, taken in one global order.
+ *
+ * <p>Why both, and why ordered: a transfer reads and rewrites two balances, so it must exclude every other
+ * transfer touching either account. Taking the two locks in the order the request names them would let
+ * alice→bob hold {@code account:alice} while bob→alice holds {@code account:bob}, each waiting for the other
+ * until its wait time runs out. Taking them sorted by account id makes every transfer queue on the same first
+ * key, so no two can wait for each other.
+ *
+ * <p>Locks come first, then the transaction, and the locks are released only after it commits: the next holder
+ * then reads this one's balances. Every balance write carries the account's fencing token, so a holder whose
+ * lease ran out (a pause longer than the lease) is refused instead of overwriting a newer balance.
+ */
+@Service
+public class TransferService {
+
+    private final LockManager locks;
+
+    private final AccountRepository accounts;
+
+    private final TransferRepository transfers;
+
+    private final TransactionTemplate transaction;
+
+    private final LockOptions lockOptions;
+
+    public TransferService(
+            LockManager locks,
+            AccountRepository accounts,
+            TransferRepository transfers,
+            TransactionTemplate transaction,
+            SampleProperties properties) {
+        this.locks = locks;
+        this.accounts = accounts;
+        this.transfers = transfers;
+        this.transaction = transaction;
+        this.lockOptions = LockOptions.builder()
+                .leaseTime(properties.transfers().leaseTime())
+                .waitTime(properties.transfers().waitTime())
+                .name("transfer")
+                .build();
+    }
+
+    /**
+     * Books a transfer of {@code amountCents} from one account to another.
+     *
+     * @throws TransferRejectedException for a bad request, an unknown account or insufficient funds
+     * @throws io.fencepost.lock.LockNotAcquiredException when an account stayed busy for the whole wait time
+     * @throws FencingTokenRejectedException when a lease was superseded before the write (nothing is booked)
+     */
+    public Transfer transfer(String from, String to, long amountCents) {
+        if (from == null || to == null || from.equals(to)) {
+            throw new TransferRejectedException(
+                    HttpStatus.BAD_REQUEST, "a transfer needs two different accounts, was " + from + " -> " + to);
+        }
+        if (amountCents <= 0) {
+            throw new TransferRejectedException(
+                    HttpStatus.BAD_REQUEST, "the amount must be positive, was " + amountCents + " cents");
+        }
+        String first = from.compareTo(to) < 0 ? from : to;
+        String second = first.equals(from) ? to : from;
+        try (Lease firstLease = locks.acquire(key(first), lockOptions);
+                Lease secondLease = locks.acquire(key(second), lockOptions)) {
+            Map<String, Lease> leases = Map.of(first, firstLease, second, secondLease);
+            return transaction.execute(status -> book(from, to, amountCents, leases));
+        }
+    }
+
+    private Transfer book(String from, String to, long amountCents, Map<String, Lease> leases) {
+        Account source = find(from);
+        Account target = find(to);
+        if (source.balanceCents() < amountCents) {
+            throw new TransferRejectedException(
+                    HttpStatus.CONFLICT,
+                    "account " + from + " has " + source.balanceCents() + " cents, cannot send " + amountCents);
+        }
+        long fromToken = leases.get(from).fencingToken();
+        long toToken = leases.get(to).fencingToken();
+        write(source, source.balanceCents() - amountCents, fromToken);
+        write(target, target.balanceCents() + amountCents, toToken);
+        Transfer booked = transfers.save(Transfer.book(from, to, amountCents, fromToken, toToken));
+        return transfers.findById(booked.id()).orElse(booked); // with the database's created_at
+    }
+
+    private Account find(String id) {
+        return accounts.findById(id)
+                .orElseThrow(() -> new TransferRejectedException(HttpStatus.NOT_FOUND, "no account " + id));
+    }
+
+    private void write(Account account, long balanceCents, long token) {
+        if (accounts.writeBalance(account.id(), balanceCents, token) != 1) {
+            // Thrown inside the transaction: it rolls back, so the other side of the transfer is undone too.
+            throw new FencingTokenRejectedException(key(account.id()), token, accounts.fenceOf(account.id()));
+        }
+    }
+
+    static String key(String accountId) {
+        return "account:" + accountId;
+    }
+}

@@ -1,0 +1,209 @@
+// The lab page: polls GET /api/lab (and the ledger's API) and renders it. No framework, no build step.
+(function () {
+  'use strict';
+
+  const POLL_MS = 400;
+  const LEDGER_POLL_MS = 2000;
+  const MAX_EVENTS = 120;
+
+  let lastSeq = 0;
+  let running = false;
+  let polling = false;
+
+  const $ = (id) => document.getElementById(id);
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    Object.entries(attrs || {}).forEach(([k, v]) => {
+      if (v !== undefined && v !== null) node.setAttribute(k, v);
+    });
+    children.forEach((c) => node.append(c instanceof Node ? c : document.createTextNode(String(c))));
+    return node;
+  }
+
+  async function post(path) {
+    const response = await fetch(path, { method: 'POST' });
+    if (!response.ok) throw new Error(path + ' answered ' + response.status);
+  }
+
+  function setText(id, value) {
+    const node = $(id);
+    const text = String(value);
+    if (node.textContent !== text) node.textContent = text;
+  }
+
+  function cents(value) {
+    return (value / 100).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  }
+
+  function clock(iso) {
+    const d = new Date(iso);
+    return d.toLocaleTimeString('en-GB', { hour12: false }) + '.' + String(d.getMilliseconds()).padStart(3, '0');
+  }
+
+  function render(state) {
+    running = state.running;
+    setText('instance', state.instance);
+    setText('lock-key', state.key);
+    setText('pause-ms', (state.settings.pauseMillis / 1000) + ' s');
+    setText('lease-ms', (state.settings.leaseMillis / 1000) + ' s');
+    setText('outage-ms', (state.settings.outageMillis / 1000) + ' s');
+
+    const fencing = $('fencing-toggle');
+    if (fencing.checked !== state.fencing && !fencing.dataset.busy) fencing.checked = state.fencing;
+    const fencingState = $('fencing-state');
+    fencingState.textContent = state.fencing ? 'ON' : 'OFF';
+    fencingState.className = state.fencing ? 'on' : 'off';
+
+    setText('run-toggle', state.running ? 'Stop workers' : 'Start workers');
+    const status = $('status-line');
+    let line = state.running ? 'workers running' : 'workers stopped';
+    if (state.storeDown) line = 'LOCK STORE DOWN';
+    else if (state.pausePending) line = 'pause requested…';
+    status.textContent = line;
+    status.className = 'status ' + (state.storeDown ? 'down' : state.running ? 'live' : '');
+    $('kill-store').disabled = state.storeDown;
+
+    const c = state.counters;
+    setText('violations', c.violations);
+    $('violations-card').className = 'stat violations ' + (c.violations > 0 ? 'bad' : 'ok');
+    setText('grants', c.grants);
+    setText('accepted', c.writesAccepted);
+    setText('rejected', c.writesRejected);
+    setText('store-errors', c.storeErrors);
+    setText('leases-lost', c.leasesLost);
+
+    renderHolder(state);
+    renderWorkers(state.workers);
+    renderResource(state.resource);
+    renderGrants(state.grants);
+    appendEvents(state.events);
+  }
+
+  function renderHolder(state) {
+    const h = state.holder;
+    if (h) {
+      setText('holder', h.worker ? 'worker ' + h.worker : h.holder);
+      setText('holder-token', h.fencingToken);
+      const pct = Math.max(0, Math.min(100, (h.expiresInMillis / state.settings.leaseMillis) * 100));
+      $('lease-bar-fill').style.width = pct + '%';
+      setText('lease-text', h.holder + ' · lease ends in ' + (h.expiresInMillis / 1000).toFixed(1) + ' s');
+    } else {
+      setText('holder', 'nobody');
+      setText('holder-token', '—');
+      $('lease-bar-fill').style.width = '0%';
+      setText('lease-text', state.storeDown ? 'the store is unreachable for the workers' : 'the key is free');
+    }
+  }
+
+  function renderWorkers(workers) {
+    const box = $('workers');
+    box.replaceChildren(...workers.map((w) => el('div', { class: 'worker ' + w.state, id: 'worker-' + w.name },
+      el('div', {}, el('span', { class: 'name' }, w.name), el('span', { class: 'badge ' + w.state }, w.state)),
+      el('div', { class: 'detail' }, w.fencingToken != null ? 'token ' + w.fencingToken + ' · ' + w.detail : w.detail))));
+  }
+
+  function renderResource(r) {
+    setText('resource-value', r.value);
+    setText('resource-expected', r.expectedValue);
+    const lost = Math.max(0, r.expectedValue - r.value);
+    setText('resource-lost', lost);
+    $('resource-lost').className = 'big' + (lost > 0 ? ' bad' : '');
+    setText('resource-fence', r.fence);
+    setText('resource-last', r.lastWriter
+      ? 'last written by worker ' + r.lastWriter + ' with token ' + r.lastToken + ' (version ' + r.version + ')'
+      : 'not written yet');
+  }
+
+  function renderGrants(grants) {
+    $('grants-body').replaceChildren(...grants.map((g) => el('tr', { 'data-outcome': g.outcome },
+      el('td', {}, g.fencingToken), el('td', {}, g.worker),
+      el('td', {}, el('span', { class: 'badge ' + g.outcome }, g.outcome)))));
+  }
+
+  function appendEvents(events) {
+    const list = $('events');
+    events.forEach((e) => {
+      lastSeq = Math.max(lastSeq, e.seq);
+      list.prepend(el('li', { class: e.kind, 'data-kind': e.kind }, el('time', {}, clock(e.at)), e.text));
+    });
+    while (list.children.length > MAX_EVENTS) list.lastElementChild.remove();
+  }
+
+  async function poll() {
+    if (polling) return;
+    polling = true;
+    try {
+      const response = await fetch('api/lab?since=' + lastSeq);
+      if (response.ok) render(await response.json());
+    } catch (e) {
+      $('status-line').textContent = 'cannot reach the app: ' + e.message;
+    } finally {
+      polling = false;
+    }
+  }
+
+  async function pollLedger() {
+    try {
+      const [accounts, settlements] = await Promise.all([
+        fetch('api/accounts').then((r) => r.json()),
+        fetch('api/settlements').then((r) => r.json()),
+      ]);
+      $('accounts-body').replaceChildren(...accounts.accounts.map((a) => el('tr', {},
+        el('td', {}, a.id), el('td', {}, a.owner), el('td', { class: 'num' }, cents(a.balanceCents)),
+        el('td', { class: 'num' }, a.fence))));
+      setText('accounts-total', cents(accounts.totalCents));
+      setText('unsettled', accounts.unsettledTransfers + ' unsettled');
+      $('settlements-body').replaceChildren(...settlements.slice(0, 8).map((s) => el('tr', {},
+        el('td', {}, clock(s.tick)), el('td', {}, s.instance), el('td', { class: 'num' }, s.fencingToken),
+        el('td', { class: 'num' }, s.transfers), el('td', { class: 'num' }, cents(s.amountCents)))));
+    } catch (e) {
+      // the lab's poll reports an unreachable app
+    }
+  }
+
+  async function randomTransfers() {
+    const ids = Array.from($('accounts-body').querySelectorAll('tr td:first-child')).map((td) => td.textContent);
+    if (ids.length < 2) return;
+    const pick = () => ids[Math.floor(Math.random() * ids.length)];
+    const requests = Array.from({ length: 20 }, () => {
+      const from = pick();
+      let to = pick();
+      while (to === from) to = pick();
+      return fetch('api/transfers', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ from, to, amountCents: 100 + Math.floor(Math.random() * 5000) }),
+      }).then((r) => r.status);
+    });
+    const statuses = await Promise.all(requests);
+    const booked = statuses.filter((s) => s === 201).length;
+    setText('transfer-result', booked + ' of 20 transfers booked'
+      + (booked < 20 ? ' (the others: ' + statuses.filter((s) => s !== 201).join(', ') + ')' : ''));
+    pollLedger();
+  }
+
+  function wire() {
+    $('pause-holder').addEventListener('click', () => post('api/lab/pause').then(poll));
+    $('kill-store').addEventListener('click', () => post('api/lab/kill-store').then(poll));
+    $('fencing-toggle').addEventListener('change', (event) => {
+      const box = event.target;
+      box.dataset.busy = '1';
+      post('api/lab/fencing?enabled=' + box.checked).then(poll).finally(() => delete box.dataset.busy);
+    });
+    $('run-toggle').addEventListener('click', () => post(running ? 'api/lab/stop' : 'api/lab/start').then(poll));
+    $('reset').addEventListener('click', () => {
+      $('events').replaceChildren();
+      post('api/lab/reset').then(poll);
+    });
+    $('random-transfers').addEventListener('click', randomTransfers);
+  }
+
+  wire();
+  post('api/lab/start').finally(() => {
+    poll();
+    pollLedger();
+    setInterval(poll, POLL_MS);
+    setInterval(pollLedger, LEDGER_POLL_MS);
+  });
+})();
