@@ -191,7 +191,10 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
             if (remainingWait <= 0) {
                 return notAcquired(key, options, start);
             }
-            long poll = subscription.delivers() ? pushFallbackNanos : backoff(round);
+            // A wake-up is only promised when the store could tell the key's state (it then noted that we wait);
+            // after an attempt that could not (another grant committed after our statement's snapshot), poll.
+            boolean promised = subscription.delivers() && knownBusyNanos != Long.MAX_VALUE;
+            long poll = promised ? pushFallbackNanos : backoff(round);
             pause.await(Math.min(Math.min(poll, Math.max(0, knownBusyNanos)), remainingWait));
         }
     }
