@@ -193,7 +193,9 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
             }
             // A wake-up is only promised when the store could tell the key's state (it then noted that we wait);
             // after an attempt that could not (another grant committed after our statement's snapshot), poll.
-            boolean promised = subscription.delivers() && knownBusyNanos != Long.MAX_VALUE;
+            // Fair waiters always poll: a release wakes them, but whether they are the queue's head anywhere is
+            // decided by other clients' grants, which send nothing.
+            boolean promised = !options.fair() && subscription.delivers() && knownBusyNanos != Long.MAX_VALUE;
             long poll = promised ? pushFallbackNanos : backoff(round);
             pause.await(Math.min(Math.min(poll, Math.max(0, knownBusyNanos)), remainingWait));
         }
