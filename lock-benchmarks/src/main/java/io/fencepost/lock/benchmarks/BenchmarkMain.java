@@ -1,0 +1,156 @@
+package io.fencepost.lock.benchmarks;
+
+import io.fencepost.lock.benchmarks.Settings.Scenario;
+import io.fencepost.lock.benchmarks.clients.Library;
+import io.fencepost.lock.benchmarks.report.Report;
+import io.fencepost.lock.benchmarks.scenarios.AnnotationScenario;
+import io.fencepost.lock.benchmarks.scenarios.ContendedScenario;
+import io.fencepost.lock.benchmarks.scenarios.CountingScenario;
+import io.fencepost.lock.benchmarks.scenarios.LosingScenario;
+import io.fencepost.lock.benchmarks.scenarios.RenewalScenario;
+import io.fencepost.lock.benchmarks.scenarios.UncontendedScenario;
+import io.fencepost.lock.benchmarks.wire.RedisInfo;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.time.temporal.ChronoUnit;
+import java.util.Map;
+
+/**
+ * Runs the benchmarks of issue 8 against the local PostgreSQL and Redis and writes the report and its chart. See
+ * {@link Settings#USAGE} for the options; {@code lock-benchmarks/run.sh} builds and runs it.
+ */
+public final class BenchmarkMain {
+
+    private BenchmarkMain() {}
+
+    public static void main(String[] args) throws Exception {
+        Settings settings;
+        try {
+            settings = Settings.parse(args);
+        } catch (IllegalArgumentException e) {
+            if (!e.getMessage().isEmpty()) {
+                System.err.println(e.getMessage());
+            }
+            System.err.print(Settings.USAGE);
+            System.exit(e.getMessage().isEmpty() ? 0 : 2);
+            return;
+        }
+        Results results = new Results();
+        results.startedAt = ZonedDateTime.now().truncatedTo(ChronoUnit.SECONDS);
+        long started = System.nanoTime();
+        try (BenchDatabase database = BenchDatabase.create(settings);
+                Harness harness = new Harness(settings, database)) {
+            harness.log("database " + settings.database() + " created; report goes to " + settings.output());
+            describeEnvironment(settings, database, results);
+            results.environment.put("load average at start", loadAverage());
+            // Counting first: it reads the server's per-database statistics, which the other scenarios' idle
+            // connections could still be reporting into for a few seconds after they ran.
+            if (settings.runs(Scenario.COUNTING)) {
+                results.counting = new CountingScenario(harness).run();
+            }
+            if (settings.runs(Scenario.UNCONTENDED)) {
+                UncontendedScenario uncontended = new UncontendedScenario(harness);
+                results.sameKey = uncontended.sameKey();
+                results.distinctKeys = uncontended.distinctKeys();
+            }
+            if (settings.runs(Scenario.LOSING)) {
+                results.losing = new LosingScenario(harness).run();
+            }
+            if (settings.runs(Scenario.CONTENDED)) {
+                ContendedScenario contended = new ContendedScenario(harness);
+                results.contended = contended.run();
+                results.clockCheckNanos = contended.clockCheckNanos();
+            }
+            if (settings.runs(Scenario.RENEWAL)) {
+                results.renewal = new RenewalScenario(harness).run();
+            }
+            if (settings.runs(Scenario.ANNOTATION)) {
+                results.annotation = new AnnotationScenario(harness).run();
+            }
+            results.environment.put("load average at end", loadAverage());
+            results.duration = Duration.ofNanos(System.nanoTime() - started).truncatedTo(ChronoUnit.SECONDS);
+            harness.log("measurements done in " + results.duration.toSeconds() + " s; writing the report");
+        }
+        Report report = new Report(settings, results);
+        Files.createDirectories(settings.output().getParent());
+        Files.writeString(settings.chart(), report.chart());
+        Files.writeString(settings.output(), report.markdown());
+        System.err.println("wrote " + settings.output() + " and " + settings.chart());
+        // Redisson's and Hikari's threads are daemons, but do not wait for any that is not.
+        System.exit(0);
+    }
+
+    private static void describeEnvironment(Settings settings, BenchDatabase database, Results results)
+            throws Exception {
+        Map<String, String> env = results.environment;
+        env.put("CPU", cpuModel() + " — " + Runtime.getRuntime().availableProcessors() + " available to the JVM");
+        env.put(
+                "OS",
+                System.getProperty("os.name") + " " + System.getProperty("os.version") + " ("
+                        + System.getProperty("os.arch") + ")");
+        env.put(
+                "Java",
+                System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version") + ", "
+                        + String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
+        Map<String, String> pg = database.serverFacts();
+        env.put(
+                "PostgreSQL",
+                pg.remove("server_version") + " on " + settings.pgHost() + ":" + settings.pgPort() + " (loopback TCP)");
+        StringBuilder pgSettings = new StringBuilder();
+        pg.forEach((name, value) -> pgSettings
+                .append(pgSettings.length() == 0 ? "" : ", ")
+                .append(name)
+                .append("=")
+                .append(value));
+        env.put("PostgreSQL settings", pgSettings.toString());
+        try {
+            Map<String, String> redis = new RedisInfo(settings.redisHost(), settings.redisPort()).facts();
+            env.put(
+                    "Redis",
+                    redis.getOrDefault("redis_version", "?") + " on " + settings.redisHost() + ":"
+                            + settings.redisPort() + " (appendonly="
+                            + ("1".equals(redis.get("aof_enabled")) ? "yes" : "no")
+                            + "; nothing is fsynced per command in any case)");
+        } catch (IOException e) {
+            env.put("Redis", "unreachable: " + e.getMessage());
+        }
+        env.put(
+                "Connection pool",
+                "HikariCP " + io.fencepost.lock.benchmarks.clients.Versions.of(com.zaxxer.hikari.HikariDataSource.class)
+                        + ", one per JVM shared by the JDBC libraries, at most " + Pools.MAX_SIZE
+                        + " connections; pgjdbc "
+                        + io.fencepost.lock.benchmarks.clients.Versions.of(org.postgresql.Driver.class));
+        for (Library library : Library.values()) {
+            if (settings.uses(library)) {
+                results.versions.put(
+                        library.label(),
+                        library.isAvailable() ? library.version() : "not in this version: not measured");
+            }
+        }
+    }
+
+    private static String cpuModel() {
+        try {
+            return Files.readAllLines(Path.of("/proc/cpuinfo")).stream()
+                    .filter(line -> line.startsWith("model name"))
+                    .map(line -> line.substring(line.indexOf(':') + 1).trim())
+                    .findFirst()
+                    .orElse(System.getProperty("os.arch"));
+        } catch (IOException e) {
+            return System.getProperty("os.arch");
+        }
+    }
+
+    private static String loadAverage() {
+        try {
+            String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+            return parts[0] + " " + parts[1] + " " + parts[2] + " (1, 5, 15 min)";
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package io.fencepost.lock.benchmarks;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.fencepost.lock.benchmarks.clients.ClientContext;
+import io.fencepost.lock.benchmarks.clients.Library;
+import io.fencepost.lock.benchmarks.clients.LockClient;
+import io.fencepost.lock.benchmarks.scenarios.ContendedWorker;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * The second JVM of the contended scenario: another application instance with its own pool and its own client per
+ * library, driven by the first JVM over standard input. Replies start with {@code @@}; anything else a library
+ * prints goes to standard error.
+ */
+public final class ChildMain {
+
+    private ChildMain() {}
+
+    /** Arguments: JDBC URL, database user, Redis host, Redis port. */
+    public static void main(String[] args) throws Exception {
+        PrintStream replies = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, "UTF-8");
+        // Keep libraries that print to standard output from corrupting the replies.
+        System.setOut(System.err);
+        HikariDataSource pool = Pools.open(args[0], args[1], Harness.POOL_NAME + "-child", Pools.MAX_SIZE);
+        ClientContext context = new ClientContext(pool, args[2], Integer.parseInt(args[3]), ClientContext.LEASE_TIME);
+        Map<Library, LockClient> clients = new EnumMap<>(Library.class);
+        BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        replies.println("@@READY");
+        try {
+            String line;
+            while ((line = commands.readLine()) != null) {
+                String[] words = line.trim().split(" ");
+                switch (words[0]) {
+                    case "TIME" -> replies.println("@@TIME " + System.nanoTime());
+                    case "OPEN" -> {
+                        clients.computeIfAbsent(Library.byId(words[1]), l -> l.open(context));
+                        replies.println("@@OPEN");
+                    }
+                    case "RUN" -> {
+                        LockClient client = clients.computeIfAbsent(Library.byId(words[1]), l -> l.open(context));
+                        ContendedWorker.Outcome outcome = ContendedWorker.run(
+                                client,
+                                words[2],
+                                Integer.parseInt(words[3]),
+                                Integer.parseInt(words[4]),
+                                Long.parseLong(words[5]),
+                                Long.parseLong(words[6]),
+                                Long.parseLong(words[7]));
+                        try (OutputStream out = Files.newOutputStream(Path.of(words[8]))) {
+                            outcome.write(out);
+                        }
+                        replies.println("@@DONE " + outcome.events().size());
+                    }
+                    case "QUIT" -> {
+                        return;
+                    }
+                    default -> replies.println("@@ERROR unknown command " + words[0]);
+                }
+            }
+        } catch (Exception e) {
+            e.printStackTrace();
+            replies.println("@@ERROR " + e);
+        } finally {
+            clients.values().forEach(LockClient::close);
+            pool.close();
+        }
+    }
+}

@@ -1,0 +1,40 @@
+package io.fencepost.lock.benchmarks;
+
+import io.fencepost.lock.benchmarks.scenarios.AnnotationResult;
+import io.fencepost.lock.benchmarks.scenarios.ContendedResult;
+import io.fencepost.lock.benchmarks.scenarios.CountingResult;
+import io.fencepost.lock.benchmarks.scenarios.CycleResult;
+import io.fencepost.lock.benchmarks.scenarios.RenewalResult;
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Everything one run measured, for the report. Scenarios that did not run stay null or empty. */
+public final class Results {
+
+    public ZonedDateTime startedAt;
+
+    public Duration duration;
+
+    public Map<String, String> environment = new LinkedHashMap<>();
+
+    public Map<String, String> versions = new LinkedHashMap<>();
+
+    public Series<CycleResult> sameKey;
+
+    public Series<CycleResult> distinctKeys;
+
+    public Series<CycleResult> losing;
+
+    public Map<Integer, Series<ContendedResult>> contended = new LinkedHashMap<>();
+
+    public long clockCheckNanos;
+
+    public List<RenewalResult> renewal = List.of();
+
+    public List<AnnotationResult> annotation = List.of();
+
+    public List<CountingResult> counting = List.of();
+}

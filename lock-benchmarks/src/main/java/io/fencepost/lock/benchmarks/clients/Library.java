@@ -1,0 +1,143 @@
+package io.fencepost.lock.benchmarks.clients;
+
+import io.fencepost.lock.jdbc.PostgresLockManager;
+import java.util.Arrays;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import net.javacrumbs.shedlock.core.LockProvider;
+import org.redisson.Redisson;
+import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
+
+/** The libraries (and baselines) under test, with how each one's client is opened. */
+public enum Library {
+    SELECT_ONE("select-1", "`SELECT 1` round trip", () -> "PostgreSQL", SelectOneClient::new, false),
+    RAW(
+            "raw",
+            "raw SQL ceiling, durable",
+            () -> "INSERT … ON CONFLICT + DELETE",
+            c -> new RawSqlClient(c, false),
+            true),
+    RAW_ASYNC(
+            "raw-async",
+            "raw SQL, async release",
+            () -> "same, release with synchronous_commit=off",
+            c -> new RawSqlClient(c, true),
+            true),
+    FENCEPOST(
+            "fencepost",
+            "Fencepost",
+            () -> "Fencepost " + Versions.of(PostgresLockManager.class),
+            FencepostClient::new,
+            true),
+    FENCEPOST_FAIR(
+            "fencepost-fair",
+            "Fencepost, fair mode",
+            () -> "Fencepost " + Versions.of(PostgresLockManager.class) + " with LockOptions fair(true)",
+            c -> new FencepostClient(c, true),
+            true),
+    FENCEPOST_STORE(
+            "fencepost-store",
+            "Fencepost's store alone (no engine)",
+            () -> "PostgresLeaseStore of Fencepost " + Versions.of(PostgresLockManager.class)
+                    + ", called directly: where the time goes",
+            FencepostStoreClient::new,
+            true),
+    SHEDLOCK(
+            "shedlock",
+            "ShedLock JdbcTemplate, usingDbTime",
+            () -> "ShedLock " + Versions.of(LockProvider.class),
+            ShedLockClient::new,
+            true),
+    SPRING_INTEGRATION(
+            "spring-integration",
+            "Spring Integration JdbcLockRegistry",
+            () -> "Spring Integration " + Versions.of(JdbcLockRegistry.class),
+            SpringIntegrationClient::new,
+            true),
+    REDISSON(
+            "redisson",
+            "Redisson RLock (Redis, nothing persisted)",
+            () -> "Redisson " + Versions.of(Redisson.class),
+            RedissonLockClient::new,
+            true),
+    ADVISORY(
+            "advisory",
+            "`pg_advisory_lock` (nothing persisted)",
+            () -> "PostgreSQL session advisory lock",
+            AdvisoryLockClient::new,
+            true);
+
+    private final String id;
+
+    private final String label;
+
+    private final Supplier<String> version;
+
+    private final Function<ClientContext, LockClient> factory;
+
+    private final boolean lock;
+
+    Library(
+            String id,
+            String label,
+            Supplier<String> version,
+            Function<ClientContext, LockClient> factory,
+            boolean lock) {
+        this.id = id;
+        this.label = label;
+        this.version = version;
+        this.factory = factory;
+        this.lock = lock;
+    }
+
+    public static Library byId(String id) {
+        return Arrays.stream(values())
+                .filter(l -> l.id.equals(id.trim()))
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("unknown library '" + id + "', expected one of "
+                        + Arrays.stream(values()).map(Library::id).toList()));
+    }
+
+    public String id() {
+        return id;
+    }
+
+    /** The row label in the report. */
+    public String label() {
+        return label;
+    }
+
+    /** What exactly ran, with the version resolved at run time. */
+    public String version() {
+        return version.get();
+    }
+
+    /** Whether this is a lock (rather than the {@code SELECT 1} floor). */
+    public boolean isLock() {
+        return lock;
+    }
+
+    /** Whether this row only explains another (it is not a way to use a library) and so appears only as evidence. */
+    public boolean isEvidence() {
+        return this == FENCEPOST_STORE;
+    }
+
+    /** A variant measured only where it changes something (fair mode: the contended scenario). */
+    public boolean isVariant() {
+        return this == FENCEPOST_FAIR;
+    }
+
+    /** Whether the code under test has what this row needs. */
+    public boolean isAvailable() {
+        return this != FENCEPOST_FAIR || FencepostClient.supportsFairMode();
+    }
+
+    /** Whether the library talks to Redis rather than PostgreSQL. */
+    public boolean onRedis() {
+        return this == REDISSON;
+    }
+
+    public LockClient open(ClientContext context) {
+        return factory.apply(context);
+    }
+}

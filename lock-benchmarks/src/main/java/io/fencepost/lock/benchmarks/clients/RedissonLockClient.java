@@ -1,0 +1,52 @@
+package io.fencepost.lock.benchmarks.clients;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.redisson.Redisson;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+/**
+ * Redisson's {@code RLock} on the local Redis (single server), as its documentation shows: {@code getLock(key)},
+ * acquired without a lease time so that the lock watchdog keeps it, unlocked by the holding thread.
+ */
+public final class RedissonLockClient implements LockClient {
+
+    private final RedissonClient redisson;
+
+    public RedissonLockClient(ClientContext context) {
+        this(context, null);
+    }
+
+    /** With {@code watchdogTimeout} set, held locks are extended every third of it (the renewal scenario). */
+    public RedissonLockClient(ClientContext context, Duration watchdogTimeout) {
+        Config config = new Config();
+        config.useSingleServer().setAddress("redis://" + context.redisHost() + ":" + context.redisPort());
+        if (watchdogTimeout != null) {
+            config.setLockWatchdogTimeout(watchdogTimeout.toMillis());
+        }
+        this.redisson = Redisson.create(config);
+    }
+
+    public RedissonClient redisson() {
+        return redisson;
+    }
+
+    @Override
+    public Held acquire(String key, Duration wait) throws Exception {
+        RLock lock = redisson.getLock(key);
+        return lock.tryLock(wait.toNanos(), TimeUnit.NANOSECONDS) ? lock::unlock : null;
+    }
+
+    @Override
+    public Held tryAcquire(String key) {
+        RLock lock = redisson.getLock(key);
+        return lock.tryLock() ? lock::unlock : null;
+    }
+
+    @Override
+    public void close() {
+        redisson.shutdown();
+    }
+}

@@ -1,0 +1,55 @@
+package io.fencepost.lock.benchmarks.clients;
+
+import java.time.Duration;
+import java.util.Optional;
+import net.javacrumbs.shedlock.core.ClockProvider;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.SimpleLock;
+import net.javacrumbs.shedlock.provider.jdbctemplate.JdbcTemplateLockProvider;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * ShedLock's JDBC provider configured as its README recommends ({@code JdbcTemplate}, {@code usingDbTime()}), called
+ * through its {@code LockProvider} API. ShedLock never waits for a lock (it skips), so for the contended scenario
+ * the harness retries every 5 ms.
+ */
+public final class ShedLockClient implements LockClient {
+
+    /** ShedLock's documented table, in PostgreSQL types. */
+    public static final String SCHEMA_SQL = """
+            CREATE TABLE shedlock (
+                name       varchar(64)  NOT NULL,
+                lock_until timestamp    NOT NULL,
+                locked_at  timestamp    NOT NULL,
+                locked_by  varchar(255) NOT NULL,
+                PRIMARY KEY (name)
+            );
+            """;
+
+    private final JdbcTemplateLockProvider provider;
+
+    private final Duration lockAtMostFor;
+
+    public ShedLockClient(ClientContext context) {
+        this.provider = new JdbcTemplateLockProvider(JdbcTemplateLockProvider.Configuration.builder()
+                .withJdbcTemplate(new JdbcTemplate(context.dataSource()))
+                .usingDbTime()
+                .build());
+        this.lockAtMostFor = context.leaseTime();
+    }
+
+    @Override
+    public Held acquire(String key, Duration wait) throws Exception {
+        return Polling.until(wait, () -> tryAcquire(key));
+    }
+
+    @Override
+    public Held tryAcquire(String key) {
+        Optional<SimpleLock> lock =
+                provider.lock(new LockConfiguration(ClockProvider.now(), key, lockAtMostFor, Duration.ZERO));
+        return lock.<Held>map(l -> l::unlock).orElse(null);
+    }
+
+    @Override
+    public void close() {}
+}

@@ -1,0 +1,103 @@
+package io.fencepost.lock.benchmarks.scenarios;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** The first JVM's handle on the second one: starts it with the same class path and JVM options, and talks to it. */
+final class ChildJvm implements AutoCloseable {
+
+    private final Process process;
+
+    private final PrintWriter commands;
+
+    private final BufferedReader replies;
+
+    ChildJvm(List<String> arguments) throws IOException {
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        List<String> command = new ArrayList<>();
+        command.add(java.toString());
+        for (String option : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (!option.startsWith("-agentlib") && !option.startsWith("-javaagent")) {
+                command.add(option);
+            }
+        }
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add("io.fencepost.lock.benchmarks.ChildMain");
+        command.addAll(arguments);
+        this.process = new ProcessBuilder(command)
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
+        this.commands = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
+        this.replies = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        expect("READY");
+    }
+
+    void send(String command) {
+        commands.println(command);
+    }
+
+    /** The next reply, which must start with {@code @@<word>}; returns what follows the word. */
+    String expect(String word) throws IOException {
+        String line;
+        while ((line = replies.readLine()) != null) {
+            if (!line.startsWith("@@")) {
+                System.err.println("[second JVM] " + line);
+                continue;
+            }
+            String reply = line.substring(2);
+            if (!reply.startsWith(word)) {
+                throw new IOException("second JVM answered '" + reply + "' where " + word + " was expected");
+            }
+            return reply.substring(word.length()).trim();
+        }
+        throw new IOException("second JVM exited (status " + waitFor() + ") where " + word + " was expected");
+    }
+
+    /**
+     * Checks that {@link System#nanoTime()} means the same instant in both JVMs: the second JVM's reading must fall
+     * between two of ours. Returns the width of that window in nanoseconds.
+     */
+    long checkClock() throws IOException {
+        long before = System.nanoTime();
+        send("TIME");
+        long theirs = Long.parseLong(expect("TIME"));
+        long after = System.nanoTime();
+        if (theirs < before || theirs > after) {
+            throw new IllegalStateException("System.nanoTime() differs between the JVMs (theirs " + theirs
+                    + ", ours between " + before + " and " + after + "): the hand-off times would be meaningless");
+        }
+        return after - before;
+    }
+
+    private int waitFor() {
+        try {
+            return process.waitFor(5, TimeUnit.SECONDS) ? process.exitValue() : -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+
+    @Override
+    public void close() {
+        send("QUIT");
+        try {
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroy();
+                process.waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroy();
+        }
+    }
+}

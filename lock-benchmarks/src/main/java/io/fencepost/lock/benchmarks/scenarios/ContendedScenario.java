@@ -1,0 +1,114 @@
+package io.fencepost.lock.benchmarks.scenarios;
+
+import io.fencepost.lock.benchmarks.Harness;
+import io.fencepost.lock.benchmarks.Series;
+import io.fencepost.lock.benchmarks.Settings;
+import io.fencepost.lock.benchmarks.clients.Library;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Threads on one key across two JVMs (this one and a second process it starts), half in each: critical sections per
+ * second, hand-off latency to another thread, wait percentiles and how often the releasing thread takes the key
+ * straight back.
+ */
+public final class ContendedScenario {
+
+    /** How far ahead both JVMs are told to start, so that every thread is parked at the line when it opens. */
+    private static final long START_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(400);
+
+    private final Harness harness;
+
+    private long clockCheckNanos;
+
+    public ContendedScenario(Harness harness) {
+        this.harness = harness;
+    }
+
+    /** The width of the window in which the second JVM's clock reading had to fall, in nanoseconds. */
+    public long clockCheckNanos() {
+        return clockCheckNanos;
+    }
+
+    /** One series per total thread count, in the order of the settings. */
+    public Map<Integer, Series<ContendedResult>> run() throws Exception {
+        Settings settings = harness.settings();
+        Map<Integer, Series<ContendedResult>> byThreads = new LinkedHashMap<>();
+        List<Library> libraries = harness.libraries(
+                Library.RAW,
+                Library.FENCEPOST,
+                Library.FENCEPOST_FAIR,
+                Library.SHEDLOCK,
+                Library.SPRING_INTEGRATION,
+                Library.REDISSON,
+                Library.ADVISORY);
+        try (ChildJvm child = new ChildJvm(List.of(
+                settings.jdbcUrl(settings.database()),
+                settings.pgUser(),
+                settings.redisHost(),
+                String.valueOf(settings.redisPort())))) {
+            clockCheckNanos = child.checkClock();
+            harness.log("second JVM up; its System.nanoTime() agrees with ours (checked within "
+                    + clockCheckNanos / 1000 + " µs)");
+            for (Library library : libraries) {
+                harness.client(library);
+                child.send("OPEN " + library.id());
+                child.expect("OPEN");
+            }
+            for (int threads : settings.threadCounts()) {
+                byThreads.put(
+                        threads,
+                        Rounds.run(
+                                harness,
+                                "contended/" + threads + "-threads",
+                                libraries,
+                                (library, round) -> measure(child, library, threads),
+                                ContendedResult::show));
+            }
+        }
+        return byThreads;
+    }
+
+    private ContendedResult measure(ChildJvm child, Library library, int threads) throws Exception {
+        Settings settings = harness.settings();
+        String key = "bench:" + library.id() + ":contended";
+        long window = settings.contendedWindow().toNanos();
+        long cs = settings.criticalSection().toNanos();
+        int half = threads / 2;
+        Path file = Files.createTempFile("fencepost-bench-", ".events");
+        try {
+            long startAt = System.nanoTime() + START_DELAY_NANOS;
+            child.send(String.join(
+                    " ",
+                    "RUN",
+                    library.id(),
+                    key,
+                    String.valueOf(half),
+                    "2",
+                    String.valueOf(startAt),
+                    String.valueOf(window),
+                    String.valueOf(cs),
+                    file.toString()));
+            ContendedWorker.Outcome ours =
+                    ContendedWorker.run(harness.client(library), key, half, 1, startAt, window, cs);
+            child.expect("DONE");
+            ContendedWorker.Outcome theirs;
+            try (InputStream in = Files.newInputStream(file)) {
+                theirs = ContendedWorker.Outcome.read(in);
+            }
+            List<ContendedWorker.Event> events = new ArrayList<>(ours.events());
+            events.addAll(theirs.events());
+            List<Long> timedOut = new ArrayList<>(ours.timedOutWaits());
+            timedOut.addAll(theirs.timedOutWaits());
+            return ContendedResult.of(threads, events, timedOut, startAt, window, ours.errors() + theirs.errors());
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+}

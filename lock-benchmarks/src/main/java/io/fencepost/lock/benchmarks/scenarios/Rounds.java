@@ -1,0 +1,55 @@
+package io.fencepost.lock.benchmarks.scenarios;
+
+import io.fencepost.lock.benchmarks.Harness;
+import io.fencepost.lock.benchmarks.Series;
+import io.fencepost.lock.benchmarks.clients.Library;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * Runs a measurement for every library in rounds: round 0 warms up (JIT, pools, prepared statements, caches) and is
+ * discarded; each measured round runs every library once, starting with a different one each time, so that slow
+ * drifts of a shared, noisy machine spread over all libraries rather than hit one.
+ */
+final class Rounds {
+
+    /** Measures one library once. */
+    @FunctionalInterface
+    interface Measure<R> {
+        R run(Library library, int round) throws Exception;
+    }
+
+    private Rounds() {}
+
+    static <R> Series<R> run(
+            Harness harness, String scenario, List<Library> libraries, Measure<R> measure, Function<R, String> show)
+            throws Exception {
+        return run(harness, scenario, harness.settings().rounds(), libraries, measure, show);
+    }
+
+    static <R> Series<R> run(
+            Harness harness,
+            String scenario,
+            int rounds,
+            List<Library> libraries,
+            Measure<R> measure,
+            Function<R, String> show)
+            throws Exception {
+        Series<R> series = new Series<>();
+        for (int round = 0; round <= rounds; round++) {
+            List<Library> order = new ArrayList<>(libraries);
+            Collections.rotate(order, -(round % Math.max(1, order.size())));
+            for (Library library : order) {
+                R result = measure.run(library, round);
+                String which = round == 0 ? "warm-up" : "round " + round + "/" + rounds;
+                harness.log(scenario + " " + which + " " + library.id() + ": " + show.apply(result));
+                if (round > 0) {
+                    series.add(library, result);
+                }
+            }
+        }
+        return series;
+    }
+}

@@ -1,0 +1,88 @@
+package io.fencepost.lock.benchmarks.scenarios;
+
+import io.fencepost.lock.benchmarks.Harness;
+import io.fencepost.lock.benchmarks.Samples;
+import io.fencepost.lock.benchmarks.Series;
+import io.fencepost.lock.benchmarks.clients.Library;
+import io.fencepost.lock.benchmarks.clients.LockClient;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * One thread, nobody else: acquire and release as fast as the library allows, either always the same key or a new
+ * key every cycle. The {@code SELECT 1} baseline makes one round trip instead.
+ */
+public final class UncontendedScenario {
+
+    static final Duration WAIT = Duration.ofSeconds(10);
+
+    private final Harness harness;
+
+    private final Map<Library, long[]> keySequences = new EnumMap<>(Library.class);
+
+    public UncontendedScenario(Harness harness) {
+        this.harness = harness;
+    }
+
+    /** Same key every cycle. */
+    public Series<CycleResult> sameKey() throws Exception {
+        return Rounds.run(
+                harness,
+                "uncontended/same-key",
+                harness.settings().shortRounds(),
+                harness.libraries(Arrays.stream(Library.values())
+                        .filter(l -> !l.isVariant())
+                        .toArray(Library[]::new)),
+                (library, round) -> measure(library, true),
+                CycleResult::show);
+    }
+
+    /** A key never used before, every cycle. */
+    public Series<CycleResult> distinctKeys() throws Exception {
+        Library[] locks = Arrays.stream(Library.values())
+                .filter(l -> l.isLock() && !l.isEvidence() && !l.isVariant())
+                .toArray(Library[]::new);
+        return Rounds.run(
+                harness,
+                "uncontended/distinct-keys",
+                harness.settings().shortRounds(),
+                harness.libraries(locks),
+                (library, round) -> measure(library, false),
+                CycleResult::show);
+    }
+
+    private CycleResult measure(Library library, boolean sameKey) throws Exception {
+        LockClient client = harness.client(library);
+        long[] sequence = keySequences.computeIfAbsent(library, l -> new long[1]);
+        String prefix = "bench:" + library.id() + ":";
+        String same = prefix + "same";
+        Samples total = new Samples(64 * 1024);
+        Samples acquire = new Samples(64 * 1024);
+        Samples release = new Samples(64 * 1024);
+        long failures = 0;
+        long cycles = 0;
+        long start = System.nanoTime();
+        long end = start + harness.settings().cycleWindow().toNanos();
+        long now = start;
+        while (now < end) {
+            String key = sameKey ? same : prefix + sequence[0]++;
+            long t0 = System.nanoTime();
+            LockClient.Held held = client.acquire(key, WAIT);
+            long t1 = System.nanoTime();
+            if (held == null) {
+                failures++;
+                now = t1;
+                continue;
+            }
+            held.release();
+            now = System.nanoTime();
+            total.add(now - t0);
+            acquire.add(t1 - t0);
+            release.add(now - t1);
+            cycles++;
+        }
+        return CycleResult.of(cycles, now - start, total, acquire, release, failures);
+    }
+}

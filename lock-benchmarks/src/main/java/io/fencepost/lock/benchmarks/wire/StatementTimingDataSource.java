@@ -1,0 +1,141 @@
+package io.fencepost.lock.benchmarks.wire;
+
+import io.fencepost.lock.benchmarks.Samples;
+import java.io.PrintWriter;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * Wraps a pool and times every prepared statement executed through it, by leading keyword (as
+ * {@link PgFrontendCounter#kind} names them). Used where the statements are few but large, such as renewing
+ * thousands of leases in one {@code UPDATE}.
+ */
+public final class StatementTimingDataSource implements DataSource {
+
+    private static final Set<String> EXECUTES =
+            Set.of("execute", "executeQuery", "executeUpdate", "executeLargeUpdate");
+
+    private final DataSource target;
+
+    private final Map<String, Samples> byKind = new HashMap<>();
+
+    public StatementTimingDataSource(DataSource target) {
+        this.target = target;
+    }
+
+    /** Durations in nanoseconds of the statements of one kind executed since the last reset (a copy). */
+    public synchronized Samples durations(String kind) {
+        Samples copy = new Samples();
+        Samples samples = byKind.get(kind);
+        if (samples != null) {
+            copy.addAll(samples);
+        }
+        return copy;
+    }
+
+    /** How many statements of each kind were executed since the last reset. */
+    public synchronized Map<String, Integer> counts() {
+        Map<String, Integer> counts = new HashMap<>();
+        byKind.forEach((kind, samples) -> counts.put(kind, samples.size()));
+        return counts;
+    }
+
+    public synchronized void reset() {
+        byKind.clear();
+    }
+
+    private synchronized void record(String kind, long nanos) {
+        byKind.computeIfAbsent(kind, k -> new Samples()).add(nanos);
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+        return wrap(target.getConnection());
+    }
+
+    @Override
+    public Connection getConnection(String username, String password) throws SQLException {
+        return wrap(target.getConnection(username, password));
+    }
+
+    private Connection wrap(Connection connection) {
+        return (Connection) Proxy.newProxyInstance(
+                Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                    Object result = invoke(connection, method, args);
+                    if (method.getName().equals("prepareStatement") && result instanceof PreparedStatement ps) {
+                        return wrap(ps, PgFrontendCounter.kind((String) args[0]));
+                    }
+                    return result;
+                });
+    }
+
+    private PreparedStatement wrap(PreparedStatement statement, String kind) {
+        return (PreparedStatement) Proxy.newProxyInstance(
+                PreparedStatement.class.getClassLoader(),
+                new Class<?>[] {PreparedStatement.class},
+                (proxy, method, args) -> {
+                    if (!EXECUTES.contains(method.getName()) || (args != null && args.length > 0)) {
+                        return invoke(statement, method, args);
+                    }
+                    long start = System.nanoTime();
+                    try {
+                        return invoke(statement, method, args);
+                    } finally {
+                        record(kind, System.nanoTime() - start);
+                    }
+                });
+    }
+
+    private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
+    @Override
+    public PrintWriter getLogWriter() throws SQLException {
+        return target.getLogWriter();
+    }
+
+    @Override
+    public void setLogWriter(PrintWriter out) throws SQLException {
+        target.setLogWriter(out);
+    }
+
+    @Override
+    public void setLoginTimeout(int seconds) throws SQLException {
+        target.setLoginTimeout(seconds);
+    }
+
+    @Override
+    public int getLoginTimeout() throws SQLException {
+        return target.getLoginTimeout();
+    }
+
+    @Override
+    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+        return target.getParentLogger();
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> type) throws SQLException {
+        return target.unwrap(type);
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> type) throws SQLException {
+        return target.isWrapperFor(type);
+    }
+}
