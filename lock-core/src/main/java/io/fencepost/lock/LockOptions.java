@@ -24,6 +24,12 @@ public final class LockOptions {
      */
     public static final Duration DEFAULT_MAX_HOLD_TIME = Duration.ofHours(1);
 
+    /**
+     * The longest duration any option accepts: far beyond any real lease, and short enough that the engine's
+     * nanosecond arithmetic cannot overflow (that limit is about 292 years).
+     */
+    public static final Duration MAX_DURATION = Duration.ofDays(365L * 200);
+
     /** Metrics name when none is given. */
     public static final String DEFAULT_NAME = "default";
 
@@ -205,6 +211,10 @@ public final class LockOptions {
             require(
                     leaseTime != null && !leaseTime.isNegative() && !leaseTime.isZero(),
                     "lease time must be positive, was " + leaseTime);
+            requireAtMostMax("lease time", leaseTime);
+            requireAtMostMax("wait time", waitTime);
+            requireAtMostMax("min hold time", minHoldTime);
+            requireAtMostMax("max hold time", maxHoldTime);
             require(leaseTime.toMillis() > 0, "lease time must be at least 1ms, was " + leaseTime);
             require(
                     waitTime != null && !waitTime.isNegative(),
@@ -222,6 +232,12 @@ public final class LockOptions {
                             + " (raise leaseTime" + (renew ? " or maxHoldTime" : "") + ", or lower minHoldTime)");
             require(name != null && !name.isBlank(), "name must not be blank, was '" + name + "'");
             return new LockOptions(this);
+        }
+
+        private static void requireAtMostMax(String what, Duration value) {
+            require(
+                    value == null || value.compareTo(MAX_DURATION) <= 0,
+                    what + " must be at most " + MAX_DURATION.toDays() + " days (200 years), was " + value);
         }
 
         private static Duration max(Duration a, Duration b) {

@@ -173,12 +173,25 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
             java.util.function.Function<String, AcquireResult> attempt,
             Pause pause)
             throws InterruptedException {
+        LockStoreException lastFailure = null;
         for (int round = 0; ; round++) {
             long knownBusyNanos = localBusy.getAsLong();
             if (knownBusyNanos == CALL_STORE) {
                 String ownerToken = UUID.randomUUID().toString();
                 long sent = System.nanoTime();
-                AcquireResult result = storeCall(key, options, start, () -> attempt.apply(ownerToken));
+                AcquireResult result;
+                try {
+                    result = attempt.apply(ownerToken);
+                    lastFailure = null;
+                } catch (RuntimeException e) {
+                    // A store failure while waiting (a dropped pooled connection, a restart) is retried until the
+                    // wait ends; the acquisition still fails closed, with this failure, if the store stays down.
+                    lastFailure = storeFailure(key, e);
+                    if (deadline - System.nanoTime() <= 0) {
+                        throw reported(key, options, start, lastFailure);
+                    }
+                    result = AcquireResult.Busy.unknown();
+                }
                 if (result instanceof AcquireResult.Granted granted) {
                     return Optional.of(granted(key, ownerToken, options, granted, sent, start));
                 }
@@ -189,6 +202,9 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
             }
             long remainingWait = deadline - System.nanoTime();
             if (remainingWait <= 0) {
+                if (lastFailure != null) {
+                    throw reported(key, options, start, lastFailure);
+                }
                 return notAcquired(key, options, start);
             }
             // A wake-up is only promised when the store could tell the key's state (it then noted that we wait);
@@ -273,12 +289,19 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
         try {
             return call.get();
         } catch (RuntimeException e) {
-            LockStoreException failure = e instanceof LockStoreException storeFailure
-                    ? storeFailure
-                    : new LockStoreException("could not acquire lock '" + key + "': the lock store failed: " + e, e);
-            listener.acquireFailed(options.name(), key, Duration.ofNanos(System.nanoTime() - start), failure);
-            throw failure;
+            throw reported(key, options, start, storeFailure(key, e));
         }
+    }
+
+    private static LockStoreException storeFailure(String key, RuntimeException e) {
+        return e instanceof LockStoreException storeFailure
+                ? storeFailure
+                : new LockStoreException("could not acquire lock '" + key + "': the lock store failed: " + e, e);
+    }
+
+    private LockStoreException reported(String key, LockOptions options, long start, LockStoreException failure) {
+        listener.acquireFailed(options.name(), key, Duration.ofNanos(System.nanoTime() - start), failure);
+        return failure;
     }
 
     private Lease granted(

@@ -296,6 +296,30 @@ class DefaultLockManagerTest {
     }
 
     @Test
+    void aStoreFailureWhileWaitingIsRetriedAndOnlyAStoreThatStaysDownFailsTheAcquisition() throws Exception {
+        DefaultLockManager holder = manager(memory);
+        Lease held = holder.acquire(
+                "flaky",
+                LockOptions.of(Duration.ofMillis(400)).toBuilder().renew(false).build());
+        store.down = true;
+        Future<Lease> waiter = threads.submit(() -> locks.acquire(
+                "flaky", HOLD.toBuilder().waitTime(Duration.ofSeconds(10)).build()));
+        await().until(() -> store.acquires.get() >= 2);
+
+        store.down = false;
+
+        assertThat(waiter.get(10, TimeUnit.SECONDS).fencingToken()).isGreaterThan(held.fencingToken());
+        store.down = true;
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> locks.acquire(
+                        "down",
+                        HOLD.toBuilder().waitTime(Duration.ofMillis(300)).build()))
+                .isInstanceOf(io.fencepost.lock.LockStoreException.class);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+        store.down = false;
+    }
+
+    @Test
     void waitingEndsAfterTheWaitTimeWithLockNotAcquired() {
         DefaultLockManager other = manager(store);
         other.acquire("busy", HOLD);

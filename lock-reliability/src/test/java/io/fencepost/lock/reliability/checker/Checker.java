@@ -1,0 +1,428 @@
+package io.fencepost.lock.reliability.checker;
+
+import io.fencepost.lock.jdbc.PostgresLockManager;
+import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import io.fencepost.lock.reliability.support.FaultyProxy;
+import io.fencepost.lock.reliability.support.LocalPostgres;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * Runs the randomized checker: starts a database (a server of its own when the local binaries allow, so that it
+ * can also be crashed; else a database on the shared test server), spawns the worker JVMs behind one
+ * {@link FaultyProxy} each, injects faults until shortly before the end, waits for the workers and verifies the
+ * history with {@link HistoryAnalyzer}.
+ */
+public final class Checker {
+
+    /** The faults the orchestrator injects, with their relative weights. */
+    enum Fault {
+        TERMINATE_LOCK_BACKENDS(3, "pg_terminate_backend of lock connections"),
+        TERMINATE_WRITE_BACKENDS(1, "pg_terminate_backend of business connections (mid-transaction)"),
+        STALL(2, "proxy stalls both directions (0.3-2.5 s)"),
+        STALL_RESPONSES(2, "proxy holds back responses only (0.3-2 s): statements commit, confirmations are lost"),
+        CUT(2, "proxy cuts every connection of a worker"),
+        LATENCY(1, "proxy adds 10-150 ms per chunk for 1-3 s"),
+        PAUSE_PROCESS(2, "SIGSTOP of a worker JVM for 0.5-2.5 lease times, then SIGCONT"),
+        KILL_PROCESS(1, "SIGKILL of a worker JVM, replaced by a new one (at most one per 20 s)"),
+        RESTART_DATABASE(1, "immediate-mode crash and restart of PostgreSQL (at most one per 15 s)");
+
+        final int weight;
+
+        final String description;
+
+        Fault(int weight, String description) {
+            this.weight = weight;
+            this.description = description;
+        }
+    }
+
+    /** What a run did and found. */
+    public record Report(
+            CheckerConfig config,
+            String server,
+            Duration elapsed,
+            Map<Fault, Integer> faults,
+            HistoryAnalyzer.Verdict verdict,
+            List<String> problems) {
+
+        /** Total faults injected. */
+        public int faultCount() {
+            return faults.values().stream().mapToInt(Integer::intValue).sum();
+        }
+
+        public int violationCount() {
+            return verdict.violations().size();
+        }
+
+        /** The report as Markdown, for the console and docs/reliability.md. */
+        public String markdown() {
+            StringBuilder out = new StringBuilder();
+            out.append("checker run: mode ")
+                    .append(config.mode())
+                    .append(", ")
+                    .append(config.processes())
+                    .append(" processes x ")
+                    .append(config.threads())
+                    .append(" threads on ")
+                    .append(config.keys())
+                    .append(" keys, lease ")
+                    .append(config.leaseTime().toMillis())
+                    .append(" ms, ")
+                    .append(config.duration().toSeconds())
+                    .append(" s of locking (")
+                    .append(elapsed.toSeconds())
+                    .append(" s in all), seed ")
+                    .append(config.seed())
+                    .append(", on ")
+                    .append(server)
+                    .append("\n\n| faults injected | count |\n| --- | --- |\n");
+            faults.forEach((fault, n) -> out.append("| ")
+                    .append(fault.description)
+                    .append(" | ")
+                    .append(n)
+                    .append(" |\n"));
+            out.append("| **total** | **")
+                    .append(faultCount())
+                    .append("** |\n\n| what happened | count |\n| --- | --- |\n");
+            new TreeMap<>(verdict.stats())
+                    .forEach((name, n) -> out.append("| ")
+                            .append(name)
+                            .append(" | ")
+                            .append(n)
+                            .append(" |\n"));
+            out.append("\nviolations found: ").append(violationCount()).append('\n');
+            verdict.violationsByKind()
+                    .forEach((kind, n) ->
+                            out.append("- ").append(kind).append(": ").append(n).append('\n'));
+            verdict.violations().stream()
+                    .limit(10)
+                    .forEach(v -> out.append("  - ").append(v).append('\n'));
+            problems.forEach(p -> out.append("problem: ").append(p).append('\n'));
+            return out.toString();
+        }
+    }
+
+    private static final Pattern URL = Pattern.compile("jdbc:postgresql://([^:/?]+)(?::(\\d+))?/([^?]*)(\\?.*)?");
+
+    private final CheckerConfig config;
+
+    private final Random random;
+
+    private final Map<Fault, Integer> faults = new TreeMap<>();
+
+    private final List<Worker> workers = new ArrayList<>();
+
+    private final List<String> problems = new ArrayList<>();
+
+    private final Path logDirectory;
+
+    private LocalPostgres cluster;
+
+    private PostgresTestDatabase shared;
+
+    private String host;
+
+    private int port;
+
+    private String database;
+
+    private String query;
+
+    private long lastKill;
+
+    private long lastRestart;
+
+    private Checker(CheckerConfig config) {
+        this.config = config;
+        this.random = new Random(config.seed() ^ 0x5DEECE66DL);
+        this.logDirectory = Path.of("target", "checker", config.mode().name().toLowerCase() + "-" + config.seed());
+    }
+
+    /** Runs the checker as configured and returns what it found; never throws for a violation. */
+    public static Report run(CheckerConfig config) throws Exception {
+        Checker checker = new Checker(config);
+        long start = System.nanoTime();
+        try {
+            String server = checker.startDatabase();
+            checker.prepare();
+            HistoryAnalyzer.Verdict verdict = checker.runWorkers();
+            return new Report(
+                    config,
+                    server,
+                    Duration.ofNanos(System.nanoTime() - start),
+                    Map.copyOf(checker.faults),
+                    verdict,
+                    List.copyOf(checker.problems));
+        } finally {
+            checker.cleanUp();
+        }
+    }
+
+    private String startDatabase() throws SQLException {
+        if (config.ownServer() && LocalPostgres.missing().isEmpty()) {
+            cluster = LocalPostgres.init("checker", Map.of("fsync", "off", "max_connections", "300"))
+                    .start();
+            cluster.execute("CREATE DATABASE checker");
+            host = "127.0.0.1";
+            port = cluster.port();
+            database = "checker";
+            query = "?user=postgres";
+            return "a PostgreSQL of its own (crashed and restarted during the run)";
+        }
+        shared = new PostgresTestDatabase(4).start();
+        Matcher url = URL.matcher(shared.jdbcUrl());
+        if (!url.matches()) {
+            throw new IllegalStateException("unexpected test database URL " + shared.jdbcUrl());
+        }
+        host = url.group(1);
+        port = url.group(2) == null ? 5432 : Integer.parseInt(url.group(2));
+        database = url.group(3);
+        query = url.group(4) == null ? "?" : url.group(4);
+        return "the shared test server (no database restarts: "
+                + LocalPostgres.missing().orElse("ownServer=false") + ")";
+    }
+
+    private String directUrl() {
+        return "jdbc:postgresql://" + host + ":" + port + "/" + database + query;
+    }
+
+    private Connection admin() throws SQLException {
+        return DriverManager.getConnection(
+                directUrl() + "&ApplicationName=checker-admin&connectTimeout=2&socketTimeout=10");
+    }
+
+    private void prepare() throws SQLException, IOException {
+        PGSimpleDataSource dataSource = new PGSimpleDataSource();
+        dataSource.setURL(directUrl());
+        PostgresLockManager.builder(dataSource)
+                .tableName(CheckerSchema.LOCK_TABLE)
+                .build()
+                .close();
+        try (Connection connection = admin()) {
+            CheckerSchema.install(connection, config.keys());
+        }
+        Files.createDirectories(logDirectory);
+    }
+
+    private HistoryAnalyzer.Verdict runWorkers() throws Exception {
+        long startMillis = System.currentTimeMillis();
+        long endMillis = startMillis + config.duration().toMillis();
+        for (int p = 0; p < config.processes(); p++) {
+            Worker worker = new Worker(p, new FaultyProxy(host, port));
+            worker.spawn("p" + p, config.duration().toMillis());
+            workers.add(worker);
+        }
+        if (config.faults()) {
+            Thread.sleep(Math.min(2_000, config.duration().toMillis() / 10));
+            long faultsUntil = endMillis - Math.min(3_000, config.duration().toMillis() / 10);
+            while (System.currentTimeMillis() < faultsUntil) {
+                inject(pick(), endMillis);
+                Thread.sleep(300 + random.nextInt(1_500));
+            }
+        }
+        for (Worker worker : workers) {
+            worker.proxy.resume();
+        }
+        for (Worker worker : workers) {
+            worker.awaitAll(Math.max(0, endMillis - System.currentTimeMillis()) + 120_000);
+        }
+        try (Connection connection = admin()) {
+            return HistoryAnalyzer.analyze(connection);
+        }
+    }
+
+    private Fault pick() {
+        List<Fault> allowed = new ArrayList<>();
+        for (Fault fault : Fault.values()) {
+            boolean ok = switch (fault) {
+                case KILL_PROCESS -> System.currentTimeMillis() - lastKill > 20_000;
+                case RESTART_DATABASE -> cluster != null && System.currentTimeMillis() - lastRestart > 15_000;
+                default -> true;
+            };
+            if (ok) {
+                for (int i = 0; i < fault.weight; i++) {
+                    allowed.add(fault);
+                }
+            }
+        }
+        return allowed.get(random.nextInt(allowed.size()));
+    }
+
+    private void inject(Fault fault, long endMillis) throws Exception {
+        Worker worker = workers.get(random.nextInt(workers.size()));
+        switch (fault) {
+            case TERMINATE_LOCK_BACKENDS -> terminate("checker-lock-%");
+            case TERMINATE_WRITE_BACKENDS -> terminate("checker-work-%");
+            case STALL -> {
+                worker.proxy.stall();
+                Thread.sleep(300 + random.nextInt(2_200));
+                worker.proxy.resume();
+            }
+            case STALL_RESPONSES -> {
+                worker.proxy.stallResponses();
+                Thread.sleep(300 + random.nextInt(1_700));
+                worker.proxy.resume();
+            }
+            case CUT -> worker.proxy.cut();
+            case LATENCY -> {
+                worker.proxy.latency(10 + random.nextInt(140));
+                Thread.sleep(1_000 + random.nextInt(2_000));
+                worker.proxy.resume();
+            }
+            case PAUSE_PROCESS -> {
+                long pid = worker.process.pid();
+                signal("STOP", pid);
+                Thread.sleep((long) (config.leaseTime().toMillis() * (0.5 + 2 * random.nextDouble())));
+                signal("CONT", pid);
+            }
+            case KILL_PROCESS -> {
+                lastKill = System.currentTimeMillis();
+                worker.kill();
+                worker.spawn(worker.name + "r", Math.max(1_000, endMillis - System.currentTimeMillis()));
+            }
+            case RESTART_DATABASE -> {
+                lastRestart = System.currentTimeMillis();
+                cluster.crash();
+                Thread.sleep(200 + random.nextInt(800));
+                cluster.start();
+            }
+        }
+        faults.merge(fault, 1, Integer::sum);
+    }
+
+    private void terminate(String applicationName) {
+        try (Connection connection = admin();
+                PreparedStatement terminate =
+                        connection.prepareStatement("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                                + " WHERE datname = current_database() AND application_name LIKE ?"
+                                + " AND pid <> pg_backend_pid() AND random() < 0.6")) {
+            terminate.setString(1, applicationName);
+            try (ResultSet rows = terminate.executeQuery()) {
+                rows.next();
+            }
+        } catch (SQLException e) {
+            // the database may be restarting; the fault is still counted as attempted
+        }
+    }
+
+    private static void signal(String signal, long pid) throws IOException, InterruptedException {
+        new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectErrorStream(true)
+                .start()
+                .waitFor(10, TimeUnit.SECONDS);
+    }
+
+    private void cleanUp() {
+        for (Worker worker : workers) {
+            worker.destroy();
+            worker.proxy.close();
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
+        if (shared != null) {
+            shared.close();
+        }
+    }
+
+    /** One worker slot: its proxy and the JVMs that ran in it (a killed one is replaced). */
+    private final class Worker {
+
+        final int index;
+
+        final FaultyProxy proxy;
+
+        final List<Process> killed = new ArrayList<>();
+
+        String name;
+
+        Process process;
+
+        Path log;
+
+        Worker(int index, FaultyProxy proxy) {
+            this.index = index;
+            this.proxy = proxy;
+        }
+
+        void spawn(String processName, long durationMillis) throws IOException {
+            this.name = processName;
+            this.log = logDirectory.resolve(processName + ".log");
+            String viaProxy = "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + database + query;
+            List<String> command = new ArrayList<>(List.of(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-Xmx192m",
+                    "-XX:+UseSerialGC",
+                    "-XX:TieredStopAtLevel=1",
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    CheckerWorker.class.getName()));
+            command.add("process=" + processName);
+            command.add("mode=" + config.mode().name());
+            command.add("lockUrl=" + viaProxy);
+            command.add("workUrl=" + viaProxy);
+            command.add("historyUrl=" + directUrl());
+            command.add("threads=" + config.threads());
+            command.add("sharedThreads=" + config.sharedThreads());
+            command.add("keys=" + config.keys());
+            command.add("leaseMs=" + config.leaseTime().toMillis());
+            command.add("statementTimeoutMs=" + config.statementTimeout().toMillis());
+            command.add("durationMs=" + durationMillis);
+            command.add("frozenShare=" + config.frozenShare());
+            command.add("longShare=" + config.longShare());
+            command.add("seed=" + (config.seed() + 1_000L * index + killed.size()));
+            process = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
+        }
+
+        void kill() throws InterruptedException {
+            process.destroyForcibly();
+            process.waitFor(30, TimeUnit.SECONDS);
+            killed.add(process);
+        }
+
+        void awaitAll(long timeoutMillis) throws IOException, InterruptedException {
+            if (!process.waitFor(timeoutMillis, TimeUnit.MILLISECONDS)) {
+                signal("QUIT", process.pid()); // a thread dump into its log
+                Thread.sleep(1_000);
+                process.destroyForcibly();
+                problems.add("worker " + name + " did not finish in time (hung?): " + tail());
+            } else if (process.exitValue() != 0) {
+                problems.add("worker " + name + " exited with " + process.exitValue() + ": " + tail());
+            }
+        }
+
+        String tail() throws IOException {
+            List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        }
+
+        void destroy() {
+            if (process != null && process.isAlive()) {
+                process.destroyForcibly();
+            }
+        }
+    }
+}

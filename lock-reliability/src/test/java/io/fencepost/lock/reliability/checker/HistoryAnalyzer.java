@@ -1,0 +1,382 @@
+package io.fencepost.lock.reliability.checker;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Verifies a recorded history. The definitions, in database time (the server's {@code clock_timestamp()}):
+ *
+ * <ul>
+ *   <li>A grant starts when the granting statement wrote its row (the trigger's clock; the row becomes visible to
+ *       others only at commit, later still). Its lease ends at {@code E}, the latest expiry ever confirmed for it
+ *       (by the grant or a renewal, in the store or to the client), or the expiry a release with a minimum hold
+ *       set, unless its own holder released it earlier: then at the moment the release deleted the row. A grant's
+ *       interval is {@code [start, end)}.
+ *   <li><b>overlap</b>: a grant of a key starts before an earlier grant of the key ended.
+ *   <li><b>token order</b>: in start order, the fencing tokens of a key do not strictly increase.
+ *   <li><b>foreign delete</b>: a live lease's row was deleted before its expiry and before its holder asked to
+ *       release it (by the database clock, read just before the release; when that reading failed: although the
+ *       holder's release found nothing to remove): someone else removed it.
+ *   <li><b>phantom grant</b>: a client was told it holds a (key, token) that the store never granted; <b>phantom
+ *       expiry</b>: a client was told an expiry the store never recorded for that grant; <b>double claim</b>: two
+ *       clients were told the same grant.
+ *   <li><b>stale write</b>: in commit order (the resource's version), a write was accepted with a token lower than
+ *       one accepted before; <b>ungranted write</b>: an accepted write carries a token never granted for its key.
+ * </ul>
+ */
+final class HistoryAnalyzer {
+
+    /** One broken invariant. */
+    record Violation(String kind, String key, String detail) {
+        @Override
+        public String toString() {
+            return kind + " on " + key + ": " + detail;
+        }
+    }
+
+    /** The result: violations (empty when the history is correct) and counts of what happened. */
+    record Verdict(List<Violation> violations, Map<String, Long> stats) {
+
+        long count(String kind) {
+            return violations.stream().filter(v -> v.kind.equals(kind)).count();
+        }
+
+        Map<String, Long> violationsByKind() {
+            Map<String, Long> byKind = new TreeMap<>();
+            violations.forEach(v -> byKind.merge(v.kind, 1L, Long::sum));
+            return byKind;
+        }
+    }
+
+    private static final class StoreGrant {
+        final String key;
+        final long token;
+        final Instant start;
+        final Instant acquiredAt;
+        Instant maxExpires;
+        Instant keptUntil;
+        Instant deletedAt;
+        ClientRow client;
+        int claims;
+
+        StoreGrant(String key, long token, Instant start, Instant acquiredAt, Instant expires) {
+            this.key = key;
+            this.token = token;
+            this.start = start;
+            this.acquiredAt = acquiredAt;
+            this.maxExpires = expires;
+        }
+
+        /**
+         * When the lease ends: the latest expiry confirmed by the grant or a renewal, or, after a release with a
+         * minimum hold (which may shorten it as well as extend it), the expiry that release set.
+         */
+        Instant expiry() {
+            if (keptUntil != null) {
+                return keptUntil;
+            }
+            Instant e = maxExpires;
+            if (client != null && client.confirmedExpiresAt != null && client.confirmedExpiresAt.isAfter(e)) {
+                e = client.confirmedExpiresAt;
+            }
+            return e;
+        }
+
+        /**
+         * A delete counts as the holder's own release unless it happened before the holder asked to release (by the
+         * database clock, read just before), or, when that time is unknown, its holder's release found nothing.
+         */
+        boolean deletedByOwnRelease() {
+            if (deletedAt == null) {
+                return false;
+            }
+            if (client == null) {
+                return true;
+            }
+            if (client.releaseAskedAt != null) {
+                return !deletedAt.isBefore(client.releaseAskedAt);
+            }
+            return !"not-removed".equals(client.releaseOutcome);
+        }
+
+        Instant end() {
+            Instant e = expiry();
+            return deletedByOwnRelease() && deletedAt.isBefore(e) ? deletedAt : e;
+        }
+    }
+
+    private record ClientRow(
+            String process,
+            String thread,
+            String key,
+            long token,
+            Instant confirmedExpiresAt,
+            String behaviour,
+            String releaseOutcome,
+            Instant releaseAskedAt,
+            String lostReason,
+            int accepted,
+            int rejected,
+            int failed) {}
+
+    private static final int MAX_REPORTED = 50;
+
+    private final List<Violation> violations = new ArrayList<>();
+
+    private final Map<String, Long> stats = new LinkedHashMap<>();
+
+    private int suppressed;
+
+    private HistoryAnalyzer() {}
+
+    static Verdict analyze(Connection connection) throws SQLException {
+        HistoryAnalyzer analyzer = new HistoryAnalyzer();
+        analyzer.run(connection);
+        if (analyzer.suppressed > 0) {
+            analyzer.stats.put("violations not listed", (long) analyzer.suppressed);
+        }
+        return new Verdict(List.copyOf(analyzer.violations), Map.copyOf(analyzer.stats));
+    }
+
+    private void violation(String kind, String key, String detail) {
+        if (violations.size() < MAX_REPORTED * 4) {
+            violations.add(new Violation(kind, key, detail));
+        } else {
+            suppressed++;
+        }
+    }
+
+    private void count(String name, long delta) {
+        stats.merge(name, delta, Long::sum);
+    }
+
+    private void run(Connection connection) throws SQLException {
+        Map<Long, StoreGrant> grants = new HashMap<>();
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery(
+                        "SELECT op, lock_key, fencing_token, prev_token, acquired_at, expires_at, at"
+                                + " FROM checker_store_event ORDER BY id")) {
+            while (rows.next()) {
+                String op = rows.getString(1);
+                String key = rows.getString(2);
+                long token = rows.getLong(3);
+                Instant acquiredAt = instant(rows, 5);
+                Instant expires = instant(rows, 6);
+                Instant at = instant(rows, 7);
+                StoreGrant grant = grants.get(token);
+                switch (op) {
+                    case "grant" -> {
+                        count("store: grants", 1);
+                        if (rows.getObject(4) != null) {
+                            count("store: expired leases taken over", 1);
+                        }
+                        if (grant != null) {
+                            violation(
+                                    "duplicate token",
+                                    key,
+                                    "token " + token + " was granted twice (also on " + grant.key + " at " + grant.start
+                                            + ")");
+                        } else {
+                            grants.put(token, new StoreGrant(key, token, at, acquiredAt, expires));
+                        }
+                    }
+                    case "renew" -> {
+                        count("store: renewals", 1);
+                        if (grant != null && expires.isAfter(grant.maxExpires)) {
+                            grant.maxExpires = expires;
+                        }
+                    }
+                    case "keep" -> {
+                        count("store: releases keeping a minimum hold", 1);
+                        if (grant != null) {
+                            grant.keptUntil = expires;
+                        }
+                    }
+                    case "delete" -> {
+                        count("store: releases", 1);
+                        if (grant != null && grant.deletedAt == null) {
+                            grant.deletedAt = at;
+                        }
+                    }
+                    default -> throw new IllegalStateException("unknown event " + op);
+                }
+            }
+        }
+
+        List<ClientRow> clients = new ArrayList<>();
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery(
+                        "SELECT process, thread, lock_key, fencing_token, confirmed_expires_at, behaviour,"
+                                + " release_outcome, release_asked_at, lost_reason, writes_accepted, writes_rejected,"
+                                + " writes_failed"
+                                + " FROM checker_client_grant ORDER BY id")) {
+            while (rows.next()) {
+                clients.add(new ClientRow(
+                        rows.getString(1),
+                        rows.getString(2),
+                        rows.getString(3),
+                        rows.getLong(4),
+                        instant(rows, 5),
+                        rows.getString(6),
+                        rows.getString(7),
+                        instant(rows, 8),
+                        rows.getString(9),
+                        rows.getInt(10),
+                        rows.getInt(11),
+                        rows.getInt(12)));
+            }
+        }
+        count("clients: critical sections", clients.size());
+        for (ClientRow client : clients) {
+            count("clients: critical sections " + client.behaviour, 1);
+            count("clients: releases " + client.releaseOutcome, 1);
+            if (client.lostReason != null) {
+                count("clients: leases reported lost", 1);
+            }
+            count("writes: rejected by the fencing guard", client.rejected);
+            count("writes: failed (connection or statement error)", client.failed);
+            StoreGrant grant = grants.get(client.token);
+            if (grant == null || !grant.key.equals(client.key)) {
+                violation(
+                        "phantom grant",
+                        client.key,
+                        client.thread + " was told it holds token " + client.token
+                                + ", which the store never granted for this key");
+                continue;
+            }
+            grant.claims++;
+            if (grant.claims > 1) {
+                violation(
+                        "double claim",
+                        client.key,
+                        "token " + client.token + " was given to " + client.thread + " and to " + grant.client.thread);
+                continue;
+            }
+            grant.client = client;
+            if (client.confirmedExpiresAt != null && client.confirmedExpiresAt.isAfter(grant.maxExpires)) {
+                violation(
+                        "phantom expiry",
+                        client.key,
+                        client.thread + " was told token " + client.token
+                                + " lasts until " + client.confirmedExpiresAt + ", the store recorded at most "
+                                + grant.maxExpires);
+            }
+        }
+
+        Map<String, List<StoreGrant>> byKey = new TreeMap<>();
+        grants.values()
+                .forEach(g ->
+                        byKey.computeIfAbsent(g.key, k -> new ArrayList<>()).add(g));
+        Duration acquiredEarly = Duration.ZERO;
+        for (Map.Entry<String, List<StoreGrant>> entry : byKey.entrySet()) {
+            String key = entry.getKey();
+            List<StoreGrant> ordered = entry.getValue();
+            ordered.sort(Comparator.comparing((StoreGrant g) -> g.start).thenComparingLong(g -> g.token));
+            StoreGrant latest = null;
+            StoreGrant previous = null;
+            for (StoreGrant grant : ordered) {
+                if (latest != null && grant.start.isBefore(latest.end())) {
+                    violation(
+                            "overlap",
+                            key,
+                            "token " + grant.token + " granted at " + grant.start + " while token "
+                                    + latest.token + " ran until " + latest.end() + " ("
+                                    + Duration.between(grant.start, latest.end())
+                                            .toMillis() + " ms of overlap)");
+                }
+                if (latest != null && grant.acquiredAt.isBefore(latest.end())) {
+                    count("store: acquired_at earlier than the previous grant's end", 1);
+                    Duration early = Duration.between(grant.acquiredAt, latest.end());
+                    acquiredEarly = early.compareTo(acquiredEarly) > 0 ? early : acquiredEarly;
+                }
+                if (previous != null && grant.token <= previous.token) {
+                    violation(
+                            "token order",
+                            key,
+                            "token " + grant.token + " granted at " + grant.start + " after token " + previous.token
+                                    + " (granted at " + previous.start + ")");
+                }
+                if (latest == null || grant.end().isAfter(latest.end())) {
+                    latest = grant;
+                }
+                previous = grant;
+                if (grant.deletedAt != null
+                        && grant.deletedAt.isBefore(grant.expiry())
+                        && !grant.deletedByOwnRelease()) {
+                    violation(
+                            "foreign delete",
+                            key,
+                            "the live lease of token " + grant.token + " (until "
+                                    + grant.expiry() + ") was deleted at " + grant.deletedAt
+                                    + ", but its holder's release"
+                                    + " found nothing to remove");
+                }
+            }
+        }
+        if (!acquiredEarly.isZero()) {
+            stats.put(
+                    "store: acquired_at earlier than the previous grant's end, at most (µs)",
+                    acquiredEarly.toNanos() / 1_000);
+        }
+
+        Map<String, String> keyOfResource = new HashMap<>();
+        byKey.keySet().forEach(k -> keyOfResource.put(CheckerSchema.resource(k), k));
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT resource, version, fencing_token, thread"
+                        + " FROM checker_write ORDER BY resource, version")) {
+            String resource = null;
+            long highest = Long.MIN_VALUE;
+            long accepted = 0;
+            while (rows.next()) {
+                accepted++;
+                if (!rows.getString(1).equals(resource)) {
+                    resource = rows.getString(1);
+                    highest = Long.MIN_VALUE;
+                }
+                long token = rows.getLong(3);
+                String key = keyOfResource.getOrDefault(resource, resource);
+                StoreGrant grant = grants.get(token);
+                if (grant == null || !grant.key.equals(key)) {
+                    violation(
+                            "ungranted write",
+                            key,
+                            rows.getString(4) + " wrote version " + rows.getLong(2) + " with token " + token
+                                    + ", never granted for this key");
+                }
+                if (token < highest) {
+                    violation(
+                            "stale write",
+                            key,
+                            rows.getString(4) + " wrote version " + rows.getLong(2) + " with token " + token
+                                    + " after token " + highest + " had been accepted");
+                }
+                highest = Math.max(highest, token);
+            }
+            count("writes: accepted", accepted);
+        }
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery(
+                        "SELECT name, sum(value) FROM checker_client_stat GROUP BY name ORDER BY name")) {
+            while (rows.next()) {
+                count("clients: " + rows.getString(1), rows.getLong(2));
+            }
+        }
+    }
+
+    private static Instant instant(ResultSet rows, int column) throws SQLException {
+        OffsetDateTime value = rows.getObject(column, OffsetDateTime.class);
+        return value == null ? null : value.toInstant();
+    }
+}

@@ -1,0 +1,27 @@
+package io.fencepost.lock.reliability.checker;
+
+/**
+ * What the checker's workers run: the real thing, or a deliberately broken variant that the checker must catch.
+ */
+public enum WorkerMode {
+
+    /** {@code PostgresLockManager}, writes through {@code JdbcFencingGuard}: no violation may be found. */
+    CORRECT,
+
+    /** A store whose acquire ignores expiry: a busy key is force-released and taken. */
+    IGNORES_EXPIRY,
+
+    /** A store whose release skips the owner check: a late release deletes whoever holds the key now. */
+    BLIND_RELEASE,
+
+    /** A store that, for a busy key, answers "granted" without asking the database. */
+    PHANTOM_GRANT,
+
+    /** The real store, but writes skip the fencing guard: paused holders' late writes get in. */
+    UNFENCED;
+
+    /** Whether the checker must find violations in a run of this mode. */
+    boolean broken() {
+        return this != CORRECT;
+    }
+}

@@ -1,0 +1,147 @@
+package io.fencepost.lock.reliability.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fencepost.lock.FencingTokenRejectedException;
+import io.fencepost.lock.Lease;
+import io.fencepost.lock.LockOptions;
+import io.fencepost.lock.jdbc.JdbcFencingGuard;
+import io.fencepost.lock.jdbc.PostgresLockManager;
+import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import io.fencepost.lock.reliability.support.Pools;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A holder pauses past its lease (a GC pause, a frozen VM), the key passes to another holder who writes, and the
+ * paused holder wakes up and writes too: the fencing guard must refuse it. Once in this JVM (renewal and watchdog
+ * stopped, the holder having checked its lease just before), once as a real process stopped with SIGSTOP.
+ */
+class PausedHolderTest {
+
+    @RegisterExtension
+    static PostgresTestDatabase db = new PostgresTestDatabase();
+
+    private final JdbcFencingGuard guard = new JdbcFencingGuard();
+
+    @BeforeEach
+    void account() {
+        PostgresLockManager.create(db.dataSource()).close();
+        db.execute("DROP TABLE IF EXISTS account; CREATE TABLE account (id int PRIMARY KEY, balance int NOT NULL);"
+                + " INSERT INTO account VALUES (1, 0); DELETE FROM distributed_lock_fence;");
+    }
+
+    @Test
+    void aHolderFrozenBetweenItsCheckAndItsWriteHasTheLateWriteRejected() throws Exception {
+        LockOptions options = LockOptions.of(Duration.ofMillis(800));
+        PostgresLockManager paused =
+                PostgresLockManager.builder(db.dataSource()).build();
+        Lease stale = paused.acquire("paused:account", options);
+        stale.checkHeld(); // the holder checks its lease, then freezes before it writes
+        paused.close(); // frozen: no renewal, no watchdog
+
+        Thread.sleep(1_200);
+        try (PostgresLockManager other =
+                        PostgresLockManager.builder(db.dataSource()).build();
+                Lease fresh = other.acquire("paused:account", options)) {
+            assertThat(fresh.fencingToken()).isGreaterThan(stale.fencingToken());
+            write(fresh.fencingToken(), 200);
+        }
+
+        // No watchdog ran, yet the lease knows by the monotonic clock that its safe deadline passed: a holder that
+        // checks right before writing is safe; one paused between its check and its write needs the guard.
+        assertThat(stale.isHeld())
+                .as("the frozen holder's lease is past its deadline")
+                .isFalse();
+        assertThatThrownBy(() -> write(stale.fencingToken(), 100)).isInstanceOf(FencingTokenRejectedException.class);
+        assertThat(balance()).isEqualTo(200);
+    }
+
+    @Test
+    void aProcessStoppedPastItsLeaseHasItsLateWriteRejected() throws Exception {
+        Process child = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        PausedHolderChild.class.getName(),
+                        db.jdbcUrl(),
+                        "paused:process",
+                        "800")
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        try {
+            BufferedReader out =
+                    new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+            String held = out.readLine();
+            assertThat(held).startsWith("HELD ");
+            long staleToken = Long.parseLong(held.substring(5));
+
+            signal("STOP", child.pid());
+            Thread.sleep(1_500);
+            try (PostgresLockManager other =
+                            PostgresLockManager.builder(db.dataSource()).build();
+                    Lease fresh = other.acquire("paused:process", LockOptions.of(Duration.ofSeconds(5)))) {
+                assertThat(fresh.fencingToken()).isGreaterThan(staleToken);
+                write(fresh.fencingToken(), 200);
+            }
+            signal("CONT", child.pid());
+
+            Writer in = new OutputStreamWriter(child.getOutputStream(), StandardCharsets.UTF_8);
+            in.write("WRITE\n");
+            in.flush();
+            String belief = out.readLine();
+            String outcome = out.readLine();
+            assertThat(belief).startsWith("HELD_AFTER_PAUSE ");
+            assertThat(outcome).as("the stopped process's write").startsWith("REJECTED");
+            assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(balance()).isEqualTo(200);
+        } finally {
+            child.destroyForcibly();
+        }
+    }
+
+    private void write(long token, int balance) throws SQLException {
+        try (Connection connection = db.dataSource().getConnection()) {
+            connection.setAutoCommit(false);
+            try {
+                guard.check(connection, "account:1", token);
+                try (PreparedStatement update =
+                        connection.prepareStatement("UPDATE account SET balance = ? WHERE id = 1")) {
+                    update.setInt(1, balance);
+                    update.executeUpdate();
+                }
+                connection.commit();
+            } catch (SQLException | RuntimeException e) {
+                connection.rollback();
+                throw e;
+            }
+        }
+    }
+
+    private int balance() {
+        return (int) Pools.queryLong(db.jdbcUrl(), "SELECT balance FROM account WHERE id = 1", -1);
+    }
+
+    private static void signal(String signal, long pid) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        assertThat(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0)
+                .as("kill -%s %d", signal, pid)
+                .isTrue();
+    }
+}
