@@ -40,6 +40,6 @@ public record SampleProperties(
             @DefaultValue("2s") Duration leaseTime,
             @DefaultValue("400ms") Duration workTime,
             @DefaultValue("4s") Duration pauseTime,
-            @DefaultValue("3s") Duration outageTime,
+            @DefaultValue("6s") Duration outageTime,
             @DefaultValue("2m") Duration idleTimeout) {}
 }

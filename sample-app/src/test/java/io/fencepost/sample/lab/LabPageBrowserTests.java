@@ -51,7 +51,7 @@ import org.springframework.test.context.DynamicPropertySource;
             "sample.lab.lease-time=1s",
             "sample.lab.work-time=250ms",
             "sample.lab.pause-time=2500ms",
-            "sample.lab.outage-time=1s"
+            "sample.lab.outage-time=3s"
         })
 @DirtiesContext
 @EnabledIf(value = "browserInstalled", disabledReason = LabPageBrowserTests.NO_BROWSER)
