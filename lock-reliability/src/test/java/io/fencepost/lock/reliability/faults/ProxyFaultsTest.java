@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import com.zaxxer.hikari.HikariDataSource;
 import io.fencepost.lock.Lease;
 import io.fencepost.lock.LeaseInfo;
+import io.fencepost.lock.LockNotAcquiredException;
 import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.LockStoreException;
 import io.fencepost.lock.jdbc.PostgresLockManager;
@@ -155,8 +156,10 @@ class ProxyFaultsTest {
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
         proxy.resume();
         proxy.cut();
-        Lease lease = await().atMost(Duration.ofSeconds(5))
-                .ignoreExceptionsInstanceOf(LockStoreException.class)
+        // The stalled statement's bytes may still reach the server on resume and commit a grant nobody knows of:
+        // it keeps the key for its 2 s lease, so "busy" is as acceptable here as a store failure.
+        Lease lease = await().atMost(Duration.ofSeconds(8))
+                .ignoreExceptionsMatching(e -> e instanceof LockStoreException || e instanceof LockNotAcquiredException)
                 .until(() -> locks.acquire("proxy:stall", LockOptions.of(Duration.ofSeconds(2))), l -> true);
         assertThat(lease.release()).isTrue();
     }
