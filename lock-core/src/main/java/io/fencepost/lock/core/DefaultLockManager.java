@@ -9,6 +9,7 @@ import io.fencepost.lock.LockNotAcquiredException;
 import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.LockStoreException;
 import io.fencepost.lock.spi.AcquireResult;
+import io.fencepost.lock.spi.HandOver;
 import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.LockListener;
 import java.lang.System.Logger.Level;
@@ -103,25 +104,31 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
         if (options.fair()) {
             return tryAcquireFair(key, options, start);
         }
+        long deadline = start + options.waitTime().toNanos();
+        boolean waiting = deadline - start > 0;
         KeyGate gate = enterGate(key);
+        // A waiter may receive a local holder's lease directly on its release (one statement, not two).
+        KeyGate.Waiter me = gate.join(waiting && store.supportsHandOver() ? options.leaseTime() : null);
         try {
-            long deadline = start + options.waitTime().toNanos();
-            if (!gate.awaitTurn(deadline - System.nanoTime())) {
-                return notAcquired(key, options, start);
+            if (!gate.awaitTurn(me, deadline - System.nanoTime())) {
+                Optional<Lease> handed = handedOver(key, options, gate, me, start);
+                return handed.isPresent() ? handed : notAcquired(key, options, start);
             }
-            try {
-                return attemptUntil(key, options, gate, start, deadline);
-            } finally {
-                gate.leaveTurn();
-            }
+            Optional<Lease> handed = handedOver(key, options, gate, me, start);
+            return handed.isPresent() ? handed : attemptUntil(key, options, gate, me, start, deadline);
         } catch (InterruptedException e) {
             return interrupted(key, options, start);
         } finally {
+            if (gate.leave(me).isPresent()) {
+                // Handed to us as we gave up (interrupted): nobody will use it, so free the key at once.
+                releaseQuietly(key, me.ownerToken);
+            }
             leaveGate(key, gate);
         }
     }
 
-    private Optional<Lease> attemptUntil(String key, LockOptions options, KeyGate gate, long start, long deadline)
+    private Optional<Lease> attemptUntil(
+            String key, LockOptions options, KeyGate gate, KeyGate.Waiter me, long start, long deadline)
             throws InterruptedException {
         boolean waiting = deadline - start > 0;
         // Subscribe before the first attempt: a release that happens after our attempt then always wakes us.
@@ -137,14 +144,35 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
                     () -> {
                         Grant local = held.get(key);
                         // Held by another thread of this manager: its release or loss wakes us, no store call.
-                        return local != null && local.isHeld()
-                                ? local.safeDeadlineNanos() - System.nanoTime()
-                                : CALL_STORE;
+                        if (local != null && local.isHeld()) {
+                            return local.safeDeadlineNanos() - System.nanoTime();
+                        }
+                        // Just freed for waiters in other processes: give them the first try.
+                        long courtesy = waiting ? gate.courtesyLeftNanos() : 0;
+                        return courtesy > 0 ? courtesy : CALL_STORE;
                     },
+                    () -> handedOver(key, options, gate, me, start),
                     owner -> store.tryAcquire(key, owner, holderName, options.leaseTime(), waiting),
                     gate::awaitWakeUp);
         } finally {
             subscription.close();
+        }
+    }
+
+    /** The lease a local holder handed to this waiter on release, if it did; it is then the caller's. */
+    private Optional<Lease> handedOver(String key, LockOptions options, KeyGate gate, KeyGate.Waiter me, long start) {
+        return gate.take(me).map(handed -> granted(key, me.ownerToken, options, handed.granted(), me.sentNanos, start));
+    }
+
+    private void releaseQuietly(String key, String ownerToken) {
+        try {
+            store.release(key, ownerToken, Duration.ZERO);
+        } catch (RuntimeException e) {
+            LOG.log(
+                    Level.WARNING,
+                    "could not release lock ''{0}'' handed to a waiter that gave up: {1}",
+                    key,
+                    e.toString());
         }
     }
 
@@ -170,11 +198,16 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
             long deadline,
             LeaseStore.Subscription subscription,
             java.util.function.LongSupplier localBusy,
+            java.util.function.Supplier<Optional<Lease>> handedOver,
             java.util.function.Function<String, AcquireResult> attempt,
             Pause pause)
             throws InterruptedException {
         LockStoreException lastFailure = null;
         for (int round = 0; ; round++) {
+            Optional<Lease> handed = handedOver.get();
+            if (handed.isPresent()) {
+                return handed;
+            }
             long knownBusyNanos = localBusy.getAsLong();
             if (knownBusyNanos == CALL_STORE) {
                 String ownerToken = UUID.randomUUID().toString();
@@ -202,6 +235,10 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
             }
             long remainingWait = deadline - System.nanoTime();
             if (remainingWait <= 0) {
+                handed = handedOver.get();
+                if (handed.isPresent()) {
+                    return handed;
+                }
                 if (lastFailure != null) {
                     throw reported(key, options, start, lastFailure);
                 }
@@ -250,6 +287,7 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
                     deadline,
                     subscription,
                     () -> (waiting ? queue.isHead(ticket) : queue.isEmpty()) ? CALL_STORE : Long.MAX_VALUE,
+                    Optional::empty,
                     owner -> store.tryAcquireFair(
                             key, owner, holderName, options.leaseTime(), waiterId, ticket, ticketTtl()),
                     queue::await);
@@ -359,7 +397,10 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
         }
     }
 
-    /** Ends one hold; the last hold releases the grant in the store. */
+    /**
+     * Ends one hold; the last hold releases the grant in the store, or hands it straight to the local thread
+     * whose turn it is to wait for the key.
+     */
     boolean releaseHold(Grant grant, boolean throwOnStoreFailure) {
         if (grant.holds.decrementAndGet() > 0) {
             return false;
@@ -368,10 +409,23 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
         held.remove(grant.key, grant);
         renewer.unregister(grant);
         Duration heldFor = Duration.ofNanos(System.nanoTime() - grant.grantSentNanos);
+        Duration minHoldLeft = minHoldLeft(grant, heldFor);
+        KeyGate gate = wasHeld && minHoldLeft.isZero() && !grant.options.fair() ? gates.get(grant.key) : null;
+        KeyGate.Waiter next = gate != null ? gate.claim() : null;
         boolean removed = false;
         try {
+            if (next != null) {
+                Optional<HandOver> handed = Optional.empty();
+                try {
+                    handed = store.handOver(grant.key, grant.ownerToken(), next.ownerToken, holderName, next.leaseTime);
+                } finally {
+                    gate.complete(next, handed);
+                }
+                removed = handed.isPresent();
+                return removed;
+            }
             // Even a lease we declared lost may still be ours in the store; removing it frees the key sooner.
-            removed = store.release(grant.key, grant.ownerToken(), minHoldLeft(grant, heldFor));
+            removed = store.release(grant.key, grant.ownerToken(), minHoldLeft);
             return removed && (wasHeld || grant.state() == Grant.State.LOST);
         } catch (RuntimeException e) {
             if (throwOnStoreFailure) {

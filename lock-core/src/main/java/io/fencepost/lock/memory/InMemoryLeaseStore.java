@@ -2,6 +2,7 @@ package io.fencepost.lock.memory;
 
 import io.fencepost.lock.LeaseInfo;
 import io.fencepost.lock.spi.AcquireResult;
+import io.fencepost.lock.spi.HandOver;
 import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.RenewRequest;
 import java.time.Clock;
@@ -162,6 +163,31 @@ public final class InMemoryLeaseStore implements LeaseStore {
             lock.unlock();
         }
         return renewed;
+    }
+
+    @Override
+    public boolean supportsHandOver() {
+        return true;
+    }
+
+    @Override
+    public Optional<HandOver> handOver(
+            String key, String fromOwnerToken, String ownerToken, String holder, Duration leaseTime) {
+        lock.lock();
+        try {
+            Instant now = clock.instant();
+            Row current = rows.get(key);
+            if (current == null || !current.ownerToken().equals(fromOwnerToken) || !current.liveAt(now)) {
+                return Optional.empty();
+            }
+            Row row = new Row(ownerToken, holder, ++lastToken, now, now.plus(leaseTime));
+            rows.put(key, row);
+            // This store wakes every subscriber on every release, so it never needs to note who waits.
+            return Optional.of(
+                    new HandOver(new AcquireResult.Granted(row.token(), row.acquiredAt(), row.expiresAt()), false));
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override

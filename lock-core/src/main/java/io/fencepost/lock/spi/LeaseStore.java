@@ -83,6 +83,25 @@ public interface LeaseStore {
      */
     Map<String, Instant> renew(Collection<RenewRequest> requests);
 
+    /** Whether {@link #handOver} is supported; the engine falls back to release and acquire when not. */
+    default boolean supportsHandOver() {
+        return false;
+    }
+
+    /**
+     * Hands our live lease on {@code key} straight to a new grant of the same client (a thread that waits for
+     * the key): in one durable step the lease gets {@code ownerToken}, {@code holder}, a new fencing token, and
+     * a lease of {@code leaseTime} from now, as if released and acquired again with nobody in between. Whether
+     * others wait for the key is kept, so their wake-up on the next release is not lost.
+     *
+     * @return the new grant; empty when {@code fromOwnerToken} no longer owns a live lease on the key (it was
+     *     released, expired, taken over or force-released): then nothing changed, and the waiter acquires as usual
+     */
+    default Optional<HandOver> handOver(
+            String key, String fromOwnerToken, String ownerToken, String holder, Duration leaseTime) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not support hand-over");
+    }
+
     /**
      * Ends our lease on {@code key}, if {@code ownerToken} still owns it. With a positive {@code minHoldTime},
      * a live lease is instead set to end at acquisition plus {@code minHoldTime} (or now, if that passed), even

@@ -3,6 +3,7 @@ package io.fencepost.lock.core;
 import io.fencepost.lock.LeaseInfo;
 import io.fencepost.lock.LockStoreException;
 import io.fencepost.lock.spi.AcquireResult;
+import io.fencepost.lock.spi.HandOver;
 import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.RenewRequest;
 import java.time.Duration;
@@ -21,6 +22,11 @@ final class CountingLeaseStore implements LeaseStore {
 
     final AtomicInteger releases = new AtomicInteger();
 
+    final AtomicInteger handOvers = new AtomicInteger();
+
+    /** Makes every hand-over report that others wait elsewhere, as a store shared with other processes would. */
+    volatile boolean othersWaiting;
+
     volatile boolean down;
 
     /** Tickets taken and not yet served or given up, per key. */
@@ -34,7 +40,7 @@ final class CountingLeaseStore implements LeaseStore {
     }
 
     int calls() {
-        return acquires.get() + renewCalls.get() + releases.get();
+        return acquires.get() + renewCalls.get() + releases.get() + handOvers.get();
     }
 
     private void failIfDown() {
@@ -99,6 +105,20 @@ final class CountingLeaseStore implements LeaseStore {
         releases.incrementAndGet();
         failIfDown();
         return delegate.release(key, ownerToken, minHoldTime);
+    }
+
+    @Override
+    public boolean supportsHandOver() {
+        return delegate.supportsHandOver();
+    }
+
+    @Override
+    public Optional<HandOver> handOver(
+            String key, String fromOwnerToken, String ownerToken, String holder, Duration leaseTime) {
+        handOvers.incrementAndGet();
+        failIfDown();
+        return delegate.handOver(key, fromOwnerToken, ownerToken, holder, leaseTime)
+                .map(handed -> new HandOver(handed.granted(), handed.othersWaiting() || othersWaiting));
     }
 
     @Override

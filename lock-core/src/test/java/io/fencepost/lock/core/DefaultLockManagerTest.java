@@ -175,6 +175,92 @@ class DefaultLockManagerTest {
         handedOff.release();
     }
 
+    /** Starts a thread that takes the key, records itself, and releases; returns once it waits in line. */
+    private Thread lineUp(String key, String name, List<String> order, List<Long> tokens) {
+        LockOptions wait = HOLD.toBuilder().waitTime(Duration.ofMinutes(1)).build();
+        Thread thread = new Thread(
+                () -> {
+                    Lease lease = locks.acquire(key, wait);
+                    order.add(name);
+                    tokens.add(lease.fencingToken());
+                    lease.release();
+                },
+                name);
+        thread.start();
+        await().until(() -> thread.getState() == Thread.State.TIMED_WAITING);
+        return thread;
+    }
+
+    @Test
+    void aReleaseHandsTheKeyToTheLocalWaitersInArrivalOrderWithOneStoreCallEach() throws Exception {
+        Lease first = locks.acquire("line", HOLD);
+        List<String> order = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Long> tokens = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Thread> waiters = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            waiters.add(lineUp("line", "w" + i, order, tokens));
+        }
+
+        first.release();
+        for (Thread waiter : waiters) {
+            waiter.join(TimeUnit.SECONDS.toMillis(10));
+        }
+
+        assertThat(order).containsExactly("w0", "w1", "w2", "w3");
+        assertThat(tokens)
+                .isSorted()
+                .doesNotHaveDuplicates()
+                .allSatisfy(t -> assertThat(t).isGreaterThan(first.fencingToken()));
+        // Each release but the last handed the key on in one store call; only the last one freed it.
+        assertThat(store.handOvers).hasValue(4);
+        assertThat(store.releases).hasValue(1);
+        assertThat(memory.inspect("line")).isEmpty();
+    }
+
+    @Test
+    void whileOthersWaitElsewhereTheKeyLeavesTheLocalLineAfterABoundedStreak() throws Exception {
+        store.othersWaiting = true;
+        Lease first = locks.acquire("streak", HOLD);
+        List<String> order = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Long> tokens = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Thread> waiters = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            waiters.add(lineUp("streak", "w" + i, order, tokens));
+        }
+
+        first.release();
+        for (Thread waiter : waiters) {
+            waiter.join(TimeUnit.SECONDS.toMillis(10));
+        }
+
+        assertThat(order).containsExactly("w0", "w1", "w2", "w3", "w4", "w5");
+        assertThat(tokens).isSorted().doesNotHaveDuplicates();
+        // Seven grants: three hand-overs (first to w0, w0 to w1, w1 to w2), then w2's real release that others
+        // could win (nobody did: w3 took the key from the store after its courtesy pause), two more hand-overs
+        // (w3 to w4, w4 to w5), and w5's release.
+        assertThat(KeyGate.MAX_LOCAL_STREAK).isEqualTo(3);
+        assertThat(store.handOvers).hasValue(5);
+        assertThat(store.releases).hasValue(2);
+        assertThat(store.acquires).hasValue(2);
+    }
+
+    @Test
+    void aWaiterThatGaveUpIsNotHandedTheKey() {
+        Lease held = locks.acquire("gave-up", HOLD);
+        CompletableFuture<Optional<Lease>> gaveUp = CompletableFuture.supplyAsync(
+                () -> locks.tryAcquire(
+                        "gave-up",
+                        HOLD.toBuilder().waitTime(Duration.ofMillis(200)).build()),
+                threads);
+        assertThat(gaveUp.join()).isEmpty();
+
+        held.release();
+
+        assertThat(store.handOvers).hasValue(0);
+        assertThat(store.releases).hasValue(1);
+        assertThat(memory.inspect("gave-up")).isEmpty();
+    }
+
     @Test
     void aWaiterRetriesAtTheHoldersKnownExpiryInsteadOfSleepingPastIt() throws Exception {
         DefaultLockManager holder = manager(store);

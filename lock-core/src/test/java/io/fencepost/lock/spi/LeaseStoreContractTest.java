@@ -209,6 +209,55 @@ public abstract class LeaseStoreContractTest {
     }
 
     @Test
+    void aHandOverGivesTheKeyANewGrantWithAHigherTokenAndEndsTheOldOne() {
+        assumeTrue(store.supportsHandOver(), "the store does not support hand-over");
+        String key = key();
+        String first = token();
+        String next = token();
+        AcquireResult.Granted old = grant(key, first, LONG);
+
+        HandOver handed = store.handOver(key, first, next, "next-holder", SHORT.multipliedBy(100))
+                .orElseThrow();
+
+        assertThat(handed.granted().fencingToken()).isGreaterThan(old.fencingToken());
+        assertThat(Duration.between(
+                        handed.granted().acquiredAt(), handed.granted().expiresAt()))
+                .isEqualTo(SHORT.multipliedBy(100));
+        LeaseInfo info = store.inspect(key).orElseThrow();
+        assertThat(info.fencingToken()).isEqualTo(handed.granted().fencingToken());
+        assertThat(info.holder()).isEqualTo("next-holder");
+        // The old owner token is dead: it can neither renew, nor release, nor hand over again.
+        assertThat(store.renew(List.of(new RenewRequest(key, first, LONG)))).isEmpty();
+        assertThat(store.release(key, first, Duration.ZERO)).isFalse();
+        assertThat(store.handOver(key, first, token(), "x", LONG)).isEmpty();
+        assertThat(store.tryAcquire(key, token(), "other", LONG)).isInstanceOf(AcquireResult.Busy.class);
+        assertThat(store.release(key, next, Duration.ZERO)).isTrue();
+        grant(key, token(), LONG);
+    }
+
+    @Test
+    void aHandOverOfALeaseThatIsNoLongerOursChangesNothing() {
+        assumeTrue(store.supportsHandOver(), "the store does not support hand-over");
+        String released = key();
+        String owner = token();
+        grant(released, owner, LONG);
+        store.release(released, owner, Duration.ZERO);
+        assertThat(store.handOver(released, owner, token(), "x", LONG)).isEmpty();
+        assertThat(store.inspect(released)).isEmpty();
+
+        String expired = key();
+        String late = token();
+        grant(expired, late, SHORT);
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> store.inspect(expired).isEmpty());
+        assertThat(store.handOver(expired, late, token(), "x", LONG)).isEmpty();
+        AcquireResult.Granted taker = grant(expired, token(), LONG);
+        assertThat(store.handOver(expired, late, token(), "x", LONG)).isEmpty();
+        assertThat(store.inspect(expired).orElseThrow().fencingToken()).isEqualTo(taker.fencingToken());
+    }
+
+    @Test
     void fairModeServesTheLowestLiveTicketFirst() {
         assumeTrue(store.supportsFairness(), "store without fair mode");
         String key = key();

@@ -2,6 +2,7 @@ package io.fencepost.lock.jdbc;
 
 import io.fencepost.lock.LeaseInfo;
 import io.fencepost.lock.spi.AcquireResult;
+import io.fencepost.lock.spi.HandOver;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -17,9 +18,9 @@ final class LeaseRowMapper {
     private LeaseRowMapper() {}
 
     /**
-     * The acquire statement's single row: a grant, or busy with the holder's remaining time. No row, or no
-     * usable remaining time, happens when the holder committed after the statement's snapshot was taken: the
-     * key is busy, for how long we cannot tell.
+     * The acquire statement's row: a grant, or busy with the holder's remaining time. No row means busy for a
+     * time we were not told: the caller did not wait (it was not asked for), or, in fair mode, the holder
+     * committed after the statement's snapshot was taken.
      */
     static AcquireResult acquireResult(ResultSet rows) throws SQLException {
         if (!rows.next()) {
@@ -36,6 +37,17 @@ final class LeaseRowMapper {
             return AcquireResult.Busy.unknown();
         }
         return AcquireResult.Busy.forAtMost(Duration.ofMillis(remainingMillis));
+    }
+
+    /** The hand-over statement's row, if any: the new grant, and whether others wait for the key. */
+    static Optional<HandOver> handOver(ResultSet rows) throws SQLException {
+        if (!rows.next()) {
+            return Optional.empty();
+        }
+        return Optional.of(new HandOver(
+                new AcquireResult.Granted(
+                        rows.getLong("fencing_token"), instant(rows, "acquired_at"), instant(rows, "expires_at")),
+                rows.getBoolean("contended")));
     }
 
     /** The renew statement's rows: the new expiry of each renewed key. */

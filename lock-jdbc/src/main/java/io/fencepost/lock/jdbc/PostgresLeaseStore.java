@@ -2,6 +2,7 @@ package io.fencepost.lock.jdbc;
 
 import io.fencepost.lock.LeaseInfo;
 import io.fencepost.lock.spi.AcquireResult;
+import io.fencepost.lock.spi.HandOver;
 import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.RenewRequest;
 import java.sql.Array;
@@ -34,37 +35,34 @@ public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
      * resolved, so without the lock a statement that stalled between its draw and its insert could win a key
      * just released with a token lower than one already granted for it. Under the lock every earlier grant of
      * the key has committed before our draw, so a key's tokens strictly increase in grant order. Keys whose
-     * hashes collide merely take turns. The busy branch reads the statement's snapshot, which may predate the
-     * holder's commit: then it finds no row.
+     * hashes collide merely take turns. No CTE and no second branch: the statement is as close to a bare
+     * {@code INSERT ... ON CONFLICT} as these guarantees allow (issue 8 measured each part). A busy key returns a
+     * row only to a caller that will wait, from the conflict's row lock, so it always sees the holder's latest
+     * lease; a caller that does not wait gets no row and writes nothing.
      */
     private static final String ACQUIRE_SQL = """
-            WITH guard AS MATERIALIZED (
-                -- durability: a granted fencing token must survive a crash, whatever the server default
-                SELECT set_config('synchronous_commit', 'on', true) AS sc,
-                       -- serialize the token draw per key, until this statement commits
-                       pg_advisory_xact_lock(%3$d, hashtext(?)) AS lk
-            ), ins AS (
-                INSERT INTO %1$s AS l (lock_key, owner_token, holder, fencing_token, acquired_at, expires_at, contended)
-                SELECT ?, ?::uuid, ?, nextval('%2$s'), t.now, t.now + ? * interval '1 millisecond', false
-                -- one reading of the clock, taken once the draw lock is ours: the lease is exactly as long as asked
-                FROM (SELECT clock_timestamp() AS now FROM guard) AS t
-                ON CONFLICT (lock_key) DO UPDATE
-                   SET owner_token   = CASE WHEN l.expires_at <= excluded.acquired_at THEN excluded.owner_token ELSE l.owner_token END,
-                       holder        = CASE WHEN l.expires_at <= excluded.acquired_at THEN excluded.holder ELSE l.holder END,
-                       fencing_token = CASE WHEN l.expires_at <= excluded.acquired_at THEN nextval('%2$s') ELSE l.fencing_token END,
-                       acquired_at   = CASE WHEN l.expires_at <= excluded.acquired_at THEN excluded.acquired_at ELSE l.acquired_at END,
-                       expires_at    = CASE WHEN l.expires_at <= excluded.acquired_at THEN excluded.expires_at ELSE l.expires_at END,
-                       contended     = l.expires_at > excluded.acquired_at
-                 -- take over an expired lease; or, for a caller that will wait, mark a live one as waited for
-                 -- (once per grant), so that its release sends a notification
-                 WHERE l.expires_at <= excluded.acquired_at OR (? AND NOT l.contended)
-                RETURNING l.owner_token = ?::uuid AS granted, l.fencing_token, l.acquired_at, l.expires_at,
-                          ceil(extract(epoch FROM (l.expires_at - clock_timestamp())) * 1000)::bigint AS remaining_ms
-            )
-            SELECT granted, fencing_token, acquired_at, expires_at, remaining_ms FROM ins
-            UNION ALL
-            SELECT false, NULL, NULL, NULL, ceil(extract(epoch FROM (c.expires_at - clock_timestamp())) * 1000)::bigint
-            FROM %1$s c WHERE c.lock_key = ? AND NOT EXISTS (SELECT 1 FROM ins)
+            INSERT INTO %1$s AS l (lock_key, owner_token, holder, fencing_token, acquired_at, expires_at, contended)
+            SELECT ?, ?::uuid, ?, nextval('%2$s'), t.now, t.now + ? * interval '1 millisecond', false
+              -- one reading of the clock, taken once the draw lock is ours: the lease is exactly as long as asked
+              FROM (SELECT clock_timestamp() AS now
+                      FROM (-- durability: a granted fencing token must survive a crash, whatever the server default
+                            SELECT set_config('synchronous_commit', 'on', true),
+                                   -- serialize the token draw per key, until this statement commits
+                                   pg_advisory_xact_lock(%3$d, hashtext(?))
+                            OFFSET 0) AS guard) AS t
+            ON CONFLICT (lock_key) DO UPDATE
+               SET owner_token   = CASE WHEN l.expires_at <= excluded.acquired_at THEN excluded.owner_token ELSE l.owner_token END,
+                   holder        = CASE WHEN l.expires_at <= excluded.acquired_at THEN excluded.holder ELSE l.holder END,
+                   fencing_token = CASE WHEN l.expires_at <= excluded.acquired_at THEN nextval('%2$s') ELSE l.fencing_token END,
+                   acquired_at   = CASE WHEN l.expires_at <= excluded.acquired_at THEN excluded.acquired_at ELSE l.acquired_at END,
+                   expires_at    = CASE WHEN l.expires_at <= excluded.acquired_at THEN excluded.expires_at ELSE l.expires_at END,
+                   contended     = l.expires_at > excluded.acquired_at
+             -- take over an expired lease; or, for a caller that will wait, mark a live one as waited for (so that
+             -- its release sends a notification) and learn how long it still runs. A caller that does not wait
+             -- writes nothing and gets no row back.
+             WHERE l.expires_at <= excluded.acquired_at OR ?
+            RETURNING l.owner_token = ?::uuid AS granted, l.fencing_token, l.acquired_at, l.expires_at,
+                      ceil(extract(epoch FROM (l.expires_at - clock_timestamp())) * 1000)::bigint AS remaining_ms
             """;
 
     /**
@@ -129,6 +127,24 @@ public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
              WHERE q.lock_key = ? AND q.ticket = ?
             """;
 
+    /**
+     * Hands our live lease to a new grant of this client (a local waiter): new owner token and holder, a new
+     * fencing token, a fresh lease; durably, like acquire. The row stays locked throughout, so nobody can be
+     * granted in between, and the token is drawn while we hold the row: it is higher than every earlier grant's.
+     * {@code contended} is kept, so that a waiter elsewhere is still woken by the next release.
+     */
+    private static final String HAND_OVER_SQL = """
+            UPDATE %1$s AS l
+               SET owner_token   = ?::uuid,
+                   holder        = ?,
+                   fencing_token = nextval('%2$s'),
+                   acquired_at   = g.now,
+                   expires_at    = g.now + ? * interval '1 millisecond'
+              FROM (SELECT clock_timestamp() AS now, set_config('synchronous_commit', 'on', true) AS sc) AS g
+             WHERE l.lock_key = ? AND l.owner_token = ?::uuid AND l.expires_at > clock_timestamp()
+            RETURNING l.fencing_token, l.acquired_at, l.expires_at, l.contended
+            """;
+
     /** Extends every still-owned, unexpired lease of the batch; durably, like acquire. */
     private static final String RENEW_SQL = """
             UPDATE %1$s AS l
@@ -147,16 +163,12 @@ public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
      * mutual exclusion or fencing. The next durable commit flushes it anyway.
      */
     private static final String RELEASE_SQL = """
-            WITH released AS (
-                DELETE FROM %1$s AS l
-                 USING (SELECT set_config('synchronous_commit', 'off', true)) AS g
-                 WHERE l.lock_key = ? AND l.owner_token = ?::uuid
-                RETURNING l.lock_key, l.contended, l.expires_at > clock_timestamp() AS was_live
-            ), notified AS (
-                -- only a release that someone waits for pays for NOTIFY, which serializes commits server-wide
-                SELECT pg_notify('%4$s', lock_key) FROM released WHERE contended
-            )
-            SELECT was_live, (SELECT count(*) FROM notified) AS notified FROM released
+            DELETE FROM %1$s AS l
+             USING (SELECT set_config('synchronous_commit', 'off', true)) AS g
+             WHERE l.lock_key = ? AND l.owner_token = ?::uuid
+            RETURNING l.expires_at > clock_timestamp() AS was_live,
+                      -- only a release that someone waits for pays for NOTIFY, which serializes commits server-wide
+                      CASE WHEN l.contended THEN pg_notify('%4$s', l.lock_key) END AS notified
             """;
 
     /**
@@ -225,6 +237,8 @@ public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
 
     private final String dequeueSql;
 
+    private final String handOverSql;
+
     /**
      * A store on {@code tableName}, which must already exist (see {@link SchemaInitializer}).
      *
@@ -246,6 +260,7 @@ public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
         this.acquireSql = ACQUIRE_SQL.formatted(table, sequence, classId);
         String channel = this.tableName.channel();
         this.renewSql = RENEW_SQL.formatted(table);
+        this.handOverSql = HAND_OVER_SQL.formatted(table, sequence);
         this.releaseSql = RELEASE_SQL.formatted(table, sequence, classId, channel);
         this.releaseKeepSql = RELEASE_KEEP_SQL.formatted(table);
         this.inspectSql = INSPECT_SQL.formatted(table);
@@ -271,17 +286,48 @@ public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
         UUID owner = OwnerTokens.toUuid(Objects.requireNonNull(ownerToken, "ownerToken"));
         return runner.run("acquire lock '" + key + "'", StoreFailures.secretsOf(ownerToken), acquireSql, statement -> {
             statement.setString(1, key);
-            statement.setString(2, key);
-            statement.setObject(3, owner);
-            statement.setString(4, truncate(holder));
-            statement.setLong(5, leaseMillis);
+            statement.setObject(2, owner);
+            statement.setString(3, truncate(holder));
+            statement.setLong(4, leaseMillis);
+            statement.setString(5, key);
             statement.setBoolean(6, waiting);
             statement.setObject(7, owner);
-            statement.setString(8, key);
             try (ResultSet rows = statement.executeQuery()) {
                 return LeaseRowMapper.acquireResult(rows);
             }
         });
+    }
+
+    @Override
+    public boolean supportsHandOver() {
+        return true;
+    }
+
+    @Override
+    public Optional<HandOver> handOver(
+            String key, String fromOwnerToken, String ownerToken, String holder, Duration leaseTime) {
+        checkKey(key);
+        Objects.requireNonNull(holder, "holder");
+        long leaseMillis = positiveMillis(leaseTime, "lease time", key);
+        UUID from = OwnerTokens.toUuid(Objects.requireNonNull(fromOwnerToken, "fromOwnerToken"));
+        UUID owner = OwnerTokens.toUuid(Objects.requireNonNull(ownerToken, "ownerToken"));
+        return runner.run(
+                "hand over lock '" + key + "'", secrets(fromOwnerToken, ownerToken), handOverSql, statement -> {
+                    statement.setObject(1, owner);
+                    statement.setString(2, truncate(holder));
+                    statement.setLong(3, leaseMillis);
+                    statement.setString(4, key);
+                    statement.setObject(5, from);
+                    try (ResultSet rows = statement.executeQuery()) {
+                        return LeaseRowMapper.handOver(rows);
+                    }
+                });
+    }
+
+    private static List<String> secrets(String first, String second) {
+        List<String> secrets = new ArrayList<>(StoreFailures.secretsOf(first));
+        secrets.addAll(StoreFailures.secretsOf(second));
+        return secrets;
     }
 
     @Override

@@ -86,11 +86,13 @@ class PostgresLeaseStoreTest {
     }
 
     @Test
-    void aHeldKeyIsBusyWithTheHoldersRemainingTime() {
+    void aHeldKeyIsBusyWithTheHoldersRemainingTimeForAWaiter() {
         String key = key();
         grant(key, owner(), "a", Duration.ofSeconds(10));
 
-        AcquireResult second = store.tryAcquire(key, owner(), "b", LONG);
+        // A caller that does not wait learns only that the key is busy (its statement writes nothing).
+        assertThat(store.tryAcquire(key, owner(), "b", LONG, false)).isEqualTo(AcquireResult.Busy.unknown());
+        AcquireResult second = store.tryAcquire(key, owner(), "b", LONG, true);
 
         assertThat(second)
                 .isInstanceOfSatisfying(

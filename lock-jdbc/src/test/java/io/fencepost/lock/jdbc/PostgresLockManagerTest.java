@@ -109,6 +109,78 @@ class PostgresLockManagerTest {
     }
 
     @Test
+    void aLocalHandOffIsOneStatementAndAWaiterElsewhereIsStillWokenByTheNextRelease() throws Exception {
+        PGSimpleDataSource physical = new PGSimpleDataSource();
+        physical.setURL(db.jdbcUrl());
+        CountingDataSource counting = new CountingDataSource(physical);
+        HikariConfig config = new HikariConfig();
+        config.setDataSource(counting);
+        config.setMaximumPoolSize(4);
+        HikariDataSource pool = closeLater(new HikariDataSource(config));
+        LockManager locks = manager(PostgresLockManager.builder(pool));
+        String key = key();
+        locks.acquire(key, HOLD).release(); // creates the schema
+        // Another client whose waiter can only be woken in time by a notification: it would poll every 5 minutes.
+        PostgresLeaseStore otherStore = closeLater(
+                new PostgresLeaseStore(db.dataSource(), PostgresLockManager.DEFAULT_TABLE_NAME, Duration.ofSeconds(5)));
+        io.fencepost.lock.core.DefaultLockManager elsewhere =
+                closeLater(io.fencepost.lock.core.DefaultLockManager.builder(otherStore)
+                        .pushFallback(Duration.ofMinutes(5))
+                        .retryBackoff(Duration.ofMinutes(5), Duration.ofMinutes(5))
+                        .build());
+        LockOptions wait = HOLD.toBuilder().waitTime(Duration.ofMinutes(1)).build();
+
+        Lease first = locks.acquire(key, HOLD);
+        java.util.concurrent.CompletableFuture<Lease> remote =
+                java.util.concurrent.CompletableFuture.supplyAsync(() -> elsewhere.acquire(key, wait));
+        await().until(() -> contended(key));
+        java.util.concurrent.CountDownLatch releaseSecond = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CompletableFuture<Long> second = new java.util.concurrent.CompletableFuture<>();
+        Thread local = new Thread(() -> {
+            try (Lease lease = locks.acquire(key, wait)) {
+                second.complete(lease.fencingToken());
+                releaseSecond.await();
+            } catch (Exception e) {
+                second.completeExceptionally(e);
+            }
+        });
+        local.start();
+        await().until(() -> local.getState() == Thread.State.TIMED_WAITING);
+
+        counting.reset();
+        first.release();
+        long secondToken = second.get(10, java.util.concurrent.TimeUnit.SECONDS);
+
+        assertThat(counting.executedSql().stream()
+                        .filter(sql -> !sql.startsWith("LISTEN") && !sql.equals("SELECT 1"))
+                        .toList())
+                .as("the hand-over from the first holder to the local waiter")
+                .singleElement()
+                .satisfies(sql -> assertThat(sql).contains("UPDATE"));
+        assertThat(secondToken).isGreaterThan(first.fencingToken());
+        assertThat(remote).isNotDone();
+        assertThat(contended(key)).as("the waiter elsewhere is still on record").isTrue();
+
+        long released = System.nanoTime();
+        releaseSecond.countDown();
+        Lease remoteLease = remote.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofSeconds(30));
+        assertThat(remoteLease.fencingToken()).isGreaterThan(secondToken);
+        remoteLease.release();
+    }
+
+    private boolean contended(String key) throws Exception {
+        try (Connection connection = db.dataSource().getConnection();
+                java.sql.PreparedStatement statement =
+                        connection.prepareStatement("SELECT contended FROM distributed_lock WHERE lock_key = ?")) {
+            statement.setString(1, key);
+            try (ResultSet rows = statement.executeQuery()) {
+                return rows.next() && rows.getBoolean(1);
+            }
+        }
+    }
+
+    @Test
     void badInputIsRejectedBeforeAnyStatementReachesTheDatabase() {
         PGSimpleDataSource physical = new PGSimpleDataSource();
         physical.setURL(db.jdbcUrl());

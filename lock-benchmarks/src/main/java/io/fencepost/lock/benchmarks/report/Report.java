@@ -505,9 +505,10 @@ public final class Report {
                     .append(Fmt.us(acquireGap))
                     .append(" more than raw's single durable INSERT: besides the insert, Fencepost's one statement"
                             + " takes a transaction-scoped advisory lock on the key's hash (for token order), sets"
-                            + " `synchronous_commit` for its transaction and carries the busy branch, and each call"
-                            + " also pays the statement runner's per-call settings (autocommit check, network and"
-                            + " query timeouts).");
+                            + " `synchronous_commit` for its transaction (durable whatever the server default) and"
+                            + " writes a wider row (holder, acquisition time, contended mark), and each call also pays"
+                            + " the statement runner's per-call settings (autocommit check, network and query"
+                            + " timeouts).");
         }
         why.append(" The target ≥ 1.5× the durable ceiling needs a cycle of at most ")
                 .append(Fmt.us(s.median(RAW, CycleResult::p50Micros) / 1.5))
@@ -649,14 +650,13 @@ public final class Report {
                     .append(".");
         }
         if (r.sameKey != null && r.sameKey.has(FENCEPOST)) {
-            double floor = (r.sameKey.median(FENCEPOST, CycleResult::acquireP50Micros)
-                            + r.sameKey.median(FENCEPOST, CycleResult::releaseP50Micros))
-                    / 1e3;
-            why.append(" A hand-off inside one JVM is a release statement and the next holder's acquire statement:"
-                            + " uncontended those two take ")
-                    .append(Fmt.ms(floor))
-                    .append(" together; the rest of the measured hand-off is waiting for a CPU (two cores for two"
-                            + " JVMs of ")
+            why.append(" A hand-off inside one JVM is one durable statement, the releasing thread's hand-over `UPDATE`"
+                            + " that gives the lease to the next thread in line (an uncontended acquire statement, for"
+                            + " comparison, takes ")
+                    .append(Fmt.us(r.sameKey.median(FENCEPOST, CycleResult::acquireP50Micros)))
+                    .append(
+                            "); the rest of the measured hand-off is waking that thread and waiting for a CPU (two cores"
+                                    + " for two JVMs of ")
                     .append(threads / 2)
                     .append(" threads each, PostgreSQL's backends and Redis).");
         }
@@ -673,16 +673,14 @@ public final class Report {
                 .append(": the rate sets the body of the distribution, and the rate is bounded by one durable commit"
                         + " (a WAL flush) per grant.");
         if (pushHandOff()) {
-            why.append(" Within one JVM a release wakes the next local waiter at once, and only one thread per key and"
-                    + " JVM talks to the database; a waiter in the other JVM is woken by the store's notification"
-                    + " (LISTEN/NOTIFY, sent by a release that someone waits for) and then needs its own acquire"
-                    + " statement.");
-            if (crossShare < 0.4) {
-                why.append(" The local waiter, already awake, usually wins that race (only ")
-                        .append(Fmt.pct(crossShare))
-                        .append(" of hand-offs crossed JVMs), so the key stays in one JVM for stretches, and a thread"
-                                + " of the other JVM waits them out: that sets the tail.");
-            }
+            why.append(" A waiter in the other JVM marks the lease as waited for; the key then changes hands locally at"
+                            + " most three times in a row before a release frees it, notifies (LISTEN/NOTIFY) and lets"
+                            + " the local line hold back for 2 ms, so the remote waiter gets it with its own acquire"
+                            + " statement: ")
+                    .append(Fmt.pct(crossShare))
+                    .append(" of hand-offs crossed JVMs, each slower than a local one (notification, wake-up, a"
+                            + " statement), and the time a thread of one JVM spends behind the other JVM's stretch"
+                            + " sets the tail.");
         } else {
             why.append(" Within one JVM a release wakes the local waiter at once, but a waiter in the other JVM only"
                     + " learns of a release at its next poll (backoff 5–100 ms; this version has no push hand-off),"
@@ -879,7 +877,7 @@ public final class Report {
             case RAW, RAW_ASYNC -> "harness polls every 5 ms";
             case FENCEPOST ->
                 pushHandOff()
-                        ? "local queue; one waiter per JVM, woken by NOTIFY"
+                        ? "local line, hand-over in one statement; other JVM woken by NOTIFY"
                         : "local queue; one poller per JVM, 5–100 ms backoff";
             case SHEDLOCK -> "harness polls every 5 ms (ShedLock never waits)";
             case SPRING_INTEGRATION -> "local lock; polls every 100 ms";

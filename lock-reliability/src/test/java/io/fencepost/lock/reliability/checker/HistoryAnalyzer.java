@@ -26,8 +26,8 @@ import java.util.TreeMap;
  *       interval is {@code [start, end)}.
  *   <li><b>overlap</b>: a grant of a key starts before an earlier grant of the key ended.
  *   <li><b>token order</b>: in start order, the fencing tokens of a key do not strictly increase.
- *   <li><b>foreign delete</b>: a live lease's row was deleted before its expiry and before its holder asked to
- *       release it (by the database clock, read just before the release; when that reading failed: although the
+ *   <li><b>foreign delete</b>: a live lease's row was deleted, or handed over to another grant, before its expiry
+ *       and before its holder asked to release it (by the database clock, read just before the release; when that reading failed: although the
  *       holder's release found nothing to remove): someone else removed it.
  *   <li><b>phantom grant</b>: a client was told it holds a (key, token) that the store never granted; <b>phantom
  *       expiry</b>: a client was told an expiry the store never recorded for that grant; <b>double claim</b>: two
@@ -180,7 +180,14 @@ final class HistoryAnalyzer {
                     case "grant" -> {
                         count("store: grants", 1);
                         if (rows.getObject(4) != null) {
-                            count("store: expired leases taken over", 1);
+                            // The row of an earlier grant was taken over (expired) or handed over (live, by its
+                            // holder's release to a waiter of the same client): that grant's row ends here.
+                            StoreGrant replaced = grants.get(rows.getLong(4));
+                            boolean live = replaced != null && at.isBefore(replaced.expiry());
+                            count(live ? "store: live leases handed over" : "store: expired leases taken over", 1);
+                            if (replaced != null && replaced.deletedAt == null) {
+                                replaced.deletedAt = at;
+                            }
                         }
                         if (grant != null) {
                             violation(
@@ -319,9 +326,8 @@ final class HistoryAnalyzer {
                             "foreign delete",
                             key,
                             "the live lease of token " + grant.token + " (until "
-                                    + grant.expiry() + ") was deleted at " + grant.deletedAt
-                                    + ", but its holder's release"
-                                    + " found nothing to remove");
+                                    + grant.expiry() + ") was deleted or handed over at " + grant.deletedAt
+                                    + ", before its holder asked to release it");
                 }
             }
         }
