@@ -45,8 +45,9 @@ public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
             SELECT ?, ?::uuid, ?, nextval('%2$s'), t.now, t.now + ? * interval '1 millisecond', false
               -- one reading of the clock, taken once the draw lock is ours: the lease is exactly as long as asked
               FROM (SELECT clock_timestamp() AS now
-                      FROM (-- durability: a granted fencing token must survive a crash, whatever the server default
-                            SELECT set_config('synchronous_commit', 'on', true),
+                      FROM (-- an attempt that loses commits asynchronously: its row lock or waiter mark need no
+                            -- WAL flush (a grant switches back to a durable commit below)
+                            SELECT set_config('synchronous_commit', 'off', true),
                                    -- serialize the token draw per key, until this statement commits
                                    pg_advisory_xact_lock(%3$d, hashtext(?))
                             OFFSET 0) AS guard) AS t
@@ -61,7 +62,11 @@ public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
              -- its release sends a notification) and learn how long it still runs. A caller that does not wait
              -- writes nothing and gets no row back.
              WHERE l.expires_at <= excluded.acquired_at OR ?
-            RETURNING l.owner_token = ?::uuid AS granted, l.fencing_token, l.acquired_at, l.expires_at,
+            -- durability: a grant (and its fencing token) must survive a crash, whatever the server default, so
+            -- a granting statement commits synchronously; the setting applies to this statement's own commit
+            RETURNING CASE WHEN l.owner_token = ?::uuid THEN set_config('synchronous_commit', 'on', true) = 'on'
+                           ELSE false END AS granted,
+                      l.fencing_token, l.acquired_at, l.expires_at,
                       ceil(extract(epoch FROM (l.expires_at - clock_timestamp())) * 1000)::bigint AS remaining_ms
             """;
 

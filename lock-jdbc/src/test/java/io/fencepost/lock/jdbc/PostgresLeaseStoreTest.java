@@ -86,6 +86,49 @@ class PostgresLeaseStoreTest {
     }
 
     @Test
+    void aGrantCommitsDurablyAndALosingAttemptAsynchronously() throws SQLException {
+        // A deferred trigger runs right before commit and records the synchronous_commit that commit will use.
+        new SchemaInitializer(db.dataSource(), "commit_probe").create();
+        try (Connection connection = db.dataSource().getConnection();
+                java.sql.Statement statement = connection.createStatement()) {
+            statement.execute("""
+                    CREATE TABLE commit_probe_log (id bigserial, lock_key text, fencing_token bigint, mode text);
+                    CREATE FUNCTION commit_probe_record() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN
+                        INSERT INTO commit_probe_log (lock_key, fencing_token, mode)
+                        VALUES (NEW.lock_key, NEW.fencing_token, current_setting('synchronous_commit'));
+                        RETURN NULL;
+                    END $$;
+                    CREATE CONSTRAINT TRIGGER commit_probe_at_commit AFTER INSERT OR UPDATE ON commit_probe
+                        DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION commit_probe_record();
+                    """);
+        }
+        PostgresLeaseStore probed = new PostgresLeaseStore(db.dataSource(), "commit_probe", TIMEOUT);
+        String key = key();
+        AcquireResult.Granted granted = (AcquireResult.Granted) probed.tryAcquire(key, owner(), "winner", LONG);
+        // a waiting loser marks the lease as waited for: a write, committed without waiting for the WAL flush
+        assertThat(probed.tryAcquire(key, owner(), "waiting loser", LONG, true)).isInstanceOf(AcquireResult.Busy.class);
+        String expired = key();
+        assertThat(probed.tryAcquire(expired, owner(), "short", SHORT)).isInstanceOf(AcquireResult.Granted.class);
+        // losing attempts that do not wait change no row: the probe sees nothing of them
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> probed.tryAcquire(expired, owner(), "taker", LONG) instanceof AcquireResult.Granted);
+
+        List<String> modes = new ArrayList<>();
+        try (Connection connection = db.dataSource().getConnection();
+                ResultSet rows = connection
+                        .createStatement()
+                        .executeQuery("SELECT lock_key, fencing_token, mode FROM commit_probe_log ORDER BY id")) {
+            while (rows.next()) {
+                modes.add((rows.getString(1).equals(key) ? "key" : "expired") + ":" + rows.getString(3));
+            }
+        }
+        // the grant, the waiter's mark, the short grant, then the takeover of the expired lease
+        assertThat(modes).containsExactly("key:on", "key:off", "expired:on", "expired:on");
+        assertThat(granted.fencingToken()).isPositive();
+    }
+
+    @Test
     void aHeldKeyIsBusyWithTheHoldersRemainingTimeForAWaiter() {
         String key = key();
         grant(key, owner(), "a", Duration.ofSeconds(10));

@@ -675,8 +675,8 @@ public final class Report {
         if (pushHandOff()) {
             why.append(" A waiter in the other JVM marks the lease as waited for; the key then changes hands locally at"
                             + " most three times in a row before a release frees it, notifies (LISTEN/NOTIFY) and lets"
-                            + " the local line hold back for 2 ms, so the remote waiter gets it with its own acquire"
-                            + " statement: ")
+                            + " the local line hold back for 10 ms, so the remote waiter gets it with its own acquire"
+                            + " statement and keeps it for a similar slice: ")
                     .append(Fmt.pct(crossShare))
                     .append(" of hand-offs crossed JVMs, each slower than a local one (notification, wake-up, a"
                             + " statement), and the time a thread of one JVM spends behind the other JVM's stretch"
