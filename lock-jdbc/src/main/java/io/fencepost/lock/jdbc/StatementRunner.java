@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executor;
 import javax.sql.DataSource;
-import org.postgresql.jdbc.PgStatement;
 
 /**
  * Runs one lock statement on its own connection, in its own autocommit transaction, within the statement
@@ -31,9 +30,6 @@ final class StatementRunner {
     /** Drivers that abort a timed-out connection asynchronously may do it on the calling thread. */
     private static final Executor DIRECT = Runnable::run;
 
-    /** How much later than the network timeout the backstop query timeout fires. */
-    static final long QUERY_TIMEOUT_GRACE_MILLIS = 1_000;
-
     private static final Duration MAX_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE - 1);
 
     private final DataSource dataSource;
@@ -42,18 +38,15 @@ final class StatementRunner {
 
     private final int networkTimeoutMillis;
 
-    private final long queryTimeoutMillis;
-
     StatementRunner(DataSource dataSource, Duration statementTimeout) {
         this.dataSource = dataSource;
         this.statementTimeout = statementTimeout;
         // JDBC takes int timeouts; about 24 days is as long as any lock statement could sensibly wait.
         Duration capped = statementTimeout.compareTo(MAX_TIMEOUT) > 0 ? MAX_TIMEOUT : statementTimeout;
-        // The network timeout bounds the call: it works when the server is unreachable too. A query timeout
-        // fires a cancel request on a new connection, which blocks the caller for the driver's cancel timeout
-        // (10s) when the server does not answer, so it is only a backstop set a little later.
+        // The network timeout bounds the call: it works when the server is unreachable too. There is no query
+        // timeout: it could only fire after the network timeout, which already ends the call, and the driver arms
+        // a timer task for it on every statement (about 15 µs per statement on the benchmark machine, issue 8).
         this.networkTimeoutMillis = (int) Math.max(1, ceilMillis(capped));
-        this.queryTimeoutMillis = networkTimeoutMillis + QUERY_TIMEOUT_GRACE_MILLIS;
     }
 
     /**
@@ -80,7 +73,6 @@ final class StatementRunner {
         try {
             connection.setNetworkTimeout(DIRECT, networkTimeoutMillis);
             try (PreparedStatement statement = connection.prepareStatement(sql)) {
-                setQueryTimeout(statement);
                 result = work.execute(statement);
             }
         } catch (SQLException | RuntimeException e) {
@@ -103,14 +95,6 @@ final class StatementRunner {
                     e);
         }
         return result;
-    }
-
-    private void setQueryTimeout(PreparedStatement statement) throws SQLException {
-        if (statement.isWrapperFor(PgStatement.class)) {
-            statement.unwrap(PgStatement.class).setQueryTimeoutMs(queryTimeoutMillis);
-        } else {
-            statement.setQueryTimeout((int) Math.max(1, (queryTimeoutMillis + 999) / 1000));
-        }
     }
 
     private static void restore(Connection connection, boolean autoCommit, int networkTimeout) throws SQLException {
