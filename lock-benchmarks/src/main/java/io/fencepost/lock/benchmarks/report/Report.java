@@ -513,7 +513,10 @@ public final class Report {
         why.append(" The target ≥ 1.5× the durable ceiling needs a cycle of at most ")
                 .append(Fmt.us(s.median(RAW, CycleResult::p50Micros) / 1.5))
                 .append(" at the median: a durable acquire as cheap as the raw one plus a release close to a bare"
-                        + " round trip. The WAL flush of the acquire, which must stay durable, is what remains.");
+                        + " round trip. The WAL flush of the acquire, which must stay durable, is what remains."
+                        + " Going below the asynchronous-release ceiling would take a release that does not wait for"
+                        + " its statement; but `release()` reports whether it removed the lease, and once it returns"
+                        + " the key is free for everyone, so it waits for one round trip.");
         return why.toString();
     }
 
