@@ -57,8 +57,12 @@ final class KeyGate {
         /** The lease time a handed-over lease gets; null for a caller that takes no hand-over. */
         final Duration leaseTime;
 
-        /** The owner token a handed-over lease gets; null with {@link #leaseTime}. */
-        final String ownerToken;
+        /**
+         * The owner token a handed-over lease gets, made by the releasing thread when it claims this waiter (a
+         * waiter that never receives a hand-over costs no random token); read after {@link #claim},
+         * {@link #take} or {@link #leave}, which publish it.
+         */
+        String ownerToken;
 
         /** A releasing thread is running the hand-over statement for this waiter. */
         private boolean claimed;
@@ -72,7 +76,6 @@ final class KeyGate {
 
         Waiter(Duration leaseTime) {
             this.leaseTime = leaseTime;
-            this.ownerToken = leaseTime == null ? null : UUID.randomUUID().toString();
         }
     }
 
@@ -128,6 +131,9 @@ final class KeyGate {
                     return null;
                 }
                 waiter.claimed = true;
+                if (waiter.ownerToken == null) {
+                    waiter.ownerToken = UUID.randomUUID().toString();
+                }
                 waiter.sentNanos = System.nanoTime();
                 return waiter;
             }

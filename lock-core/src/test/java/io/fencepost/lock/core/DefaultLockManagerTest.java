@@ -241,7 +241,9 @@ class DefaultLockManagerTest {
         assertThat(KeyGate.MAX_LOCAL_STREAK).isEqualTo(3);
         assertThat(store.handOvers).hasValue(5);
         assertThat(store.releases).hasValue(2);
-        assertThat(store.acquires).hasValue(2);
+        // first's acquire and w3's; the head may also ask the store once while a holder is between its local
+        // release and its store call (it then finds the key busy and waits on)
+        assertThat(store.acquires.get()).isBetween(2, 4);
     }
 
     @Test
