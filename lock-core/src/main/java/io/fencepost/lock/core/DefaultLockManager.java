@@ -111,16 +111,17 @@ public final class DefaultLockManager implements LockManager, LockAdmin, AutoClo
         KeyGate.Waiter me = gate.join(waiting && store.supportsHandOver() ? options.leaseTime() : null);
         try {
             if (!gate.awaitTurn(me, deadline - System.nanoTime())) {
+                // The wait ran out in line; a lease may still have been handed to us just now.
                 Optional<Lease> handed = handedOver(key, options, gate, me, start);
                 return handed.isPresent() ? handed : notAcquired(key, options, start);
             }
-            Optional<Lease> handed = handedOver(key, options, gate, me, start);
-            return handed.isPresent() ? handed : attemptUntil(key, options, gate, me, start, deadline);
+            // Our turn, or a lease handed to us while in line: the wait loop takes that first.
+            return attemptUntil(key, options, gate, me, start, deadline);
         } catch (InterruptedException e) {
             return interrupted(key, options, start);
         } finally {
             if (gate.leave(me).isPresent()) {
-                // Handed to us as we gave up (interrupted): nobody will use it, so free the key at once.
+                // Handed to us as we gave up (interrupted, or failed): nobody will use it, so free the key at once.
                 releaseQuietly(key, me.ownerToken);
             }
             leaveGate(key, gate);
