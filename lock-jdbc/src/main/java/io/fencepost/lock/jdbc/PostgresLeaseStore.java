@@ -285,9 +285,7 @@ public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
 
     @Override
     public AcquireResult tryAcquire(String key, String ownerToken, String holder, Duration leaseTime, boolean waiting) {
-        checkKey(key);
-        Objects.requireNonNull(holder, "holder");
-        long leaseMillis = positiveMillis(leaseTime, "lease time", key);
+        long leaseMillis = checkedGrantRequest(key, holder, leaseTime);
         UUID owner = OwnerTokens.toUuid(Objects.requireNonNull(ownerToken, "ownerToken"));
         return runner.run("acquire lock '" + key + "'", StoreFailures.secretsOf(ownerToken), acquireSql, statement -> {
             statement.setString(1, key);
@@ -311,13 +309,14 @@ public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
     @Override
     public Optional<HandOver> handOver(
             String key, String fromOwnerToken, String ownerToken, String holder, Duration leaseTime) {
-        checkKey(key);
-        Objects.requireNonNull(holder, "holder");
-        long leaseMillis = positiveMillis(leaseTime, "lease time", key);
+        long leaseMillis = checkedGrantRequest(key, holder, leaseTime);
         UUID from = OwnerTokens.toUuid(Objects.requireNonNull(fromOwnerToken, "fromOwnerToken"));
         UUID owner = OwnerTokens.toUuid(Objects.requireNonNull(ownerToken, "ownerToken"));
         return runner.run(
-                "hand over lock '" + key + "'", secrets(fromOwnerToken, ownerToken), handOverSql, statement -> {
+                "hand over lock '" + key + "'",
+                StoreFailures.secretsOf(fromOwnerToken, ownerToken),
+                handOverSql,
+                statement -> {
                     statement.setObject(1, owner);
                     statement.setString(2, truncate(holder));
                     statement.setLong(3, leaseMillis);
@@ -327,12 +326,6 @@ public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
                         return LeaseRowMapper.handOver(rows);
                     }
                 });
-    }
-
-    private static List<String> secrets(String first, String second) {
-        List<String> secrets = new ArrayList<>(StoreFailures.secretsOf(first));
-        secrets.addAll(StoreFailures.secretsOf(second));
-        return secrets;
     }
 
     @Override
@@ -374,9 +367,7 @@ public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
             String waiterId,
             long ticket,
             Duration ttl) {
-        checkKey(key);
-        Objects.requireNonNull(holder, "holder");
-        long leaseMillis = positiveMillis(leaseTime, "lease time", key);
+        long leaseMillis = checkedGrantRequest(key, holder, leaseTime);
         long ttlMillis = positiveMillis(ttl, "ticket lifetime", key);
         UUID owner = OwnerTokens.toUuid(Objects.requireNonNull(ownerToken, "ownerToken"));
         UUID waiter = UUID.fromString(waiterId);
@@ -529,6 +520,13 @@ public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
             throw new IllegalArgumentException(
                     "key is " + length + " characters long, fencepost's table holds at most " + MAX_LENGTH);
         }
+    }
+
+    /** Checks what every grant needs (key, holder, lease time) and returns the lease time in milliseconds. */
+    private static long checkedGrantRequest(String key, String holder, Duration leaseTime) {
+        checkKey(key);
+        Objects.requireNonNull(holder, "holder");
+        return positiveMillis(leaseTime, "lease time", key);
     }
 
     /** The holder name is informational: cut to the column's width rather than fail a grant over it. */

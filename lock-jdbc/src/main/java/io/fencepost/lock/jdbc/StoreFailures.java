@@ -3,6 +3,7 @@ package io.fencepost.lock.jdbc;
 import io.fencepost.lock.LockStoreException;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -78,8 +79,14 @@ final class StoreFailures {
         return result;
     }
 
-    static List<String> secretsOf(String ownerToken) {
-        Objects.requireNonNull(ownerToken, "ownerToken");
-        return List.of(ownerToken, OwnerTokens.toUuid(ownerToken).toString());
+    /** The owner tokens, as given and in the UUID form the statements use: what an error must never show. */
+    static List<String> secretsOf(String... ownerTokens) {
+        List<String> secrets = new ArrayList<>(2 * ownerTokens.length);
+        for (String ownerToken : ownerTokens) {
+            Objects.requireNonNull(ownerToken, "ownerToken");
+            secrets.add(ownerToken);
+            secrets.add(OwnerTokens.toUuid(ownerToken).toString());
+        }
+        return List.copyOf(secrets);
     }
 }

@@ -46,6 +46,22 @@ class PostgresLockManagerTest {
         return closeLater(builder.build());
     }
 
+    /** Unpooled connections whose statements and round trips are counted on the wire. */
+    private CountingDataSource countingConnections() {
+        PGSimpleDataSource physical = new PGSimpleDataSource();
+        physical.setURL(db.jdbcUrl());
+        return new CountingDataSource(physical);
+    }
+
+    /** A fixed-size pool over {@code target} (Hikari keeps {@code size} connections open). */
+    private HikariDataSource pool(javax.sql.DataSource target, int size) {
+        HikariConfig config = new HikariConfig();
+        config.setDataSource(target);
+        config.setMaximumPoolSize(size);
+        config.setMinimumIdle(size);
+        return closeLater(new HikariDataSource(config));
+    }
+
     private static String key() {
         return "pg:" + UUID.randomUUID();
     }
@@ -82,14 +98,8 @@ class PostgresLockManagerTest {
 
     @Test
     void anUncontendedCycleCostsTwoStatementsAndReentryCostsNone() {
-        PGSimpleDataSource physical = new PGSimpleDataSource();
-        physical.setURL(db.jdbcUrl());
-        CountingDataSource counting = new CountingDataSource(physical);
-        HikariConfig config = new HikariConfig();
-        config.setDataSource(counting);
-        config.setMaximumPoolSize(2);
-        config.setMinimumIdle(2);
-        HikariDataSource pool = closeLater(new HikariDataSource(config));
+        CountingDataSource counting = countingConnections();
+        HikariDataSource pool = pool(counting, 2);
         LockManager locks = manager(PostgresLockManager.builder(pool));
         String key = key();
         locks.acquire(key, HOLD).release(); // warm up: schema check and pool connections are not the subject
@@ -110,13 +120,8 @@ class PostgresLockManagerTest {
 
     @Test
     void aLocalHandOffIsOneStatementAndAWaiterElsewhereIsStillWokenByTheNextRelease() throws Exception {
-        PGSimpleDataSource physical = new PGSimpleDataSource();
-        physical.setURL(db.jdbcUrl());
-        CountingDataSource counting = new CountingDataSource(physical);
-        HikariConfig config = new HikariConfig();
-        config.setDataSource(counting);
-        config.setMaximumPoolSize(4);
-        HikariDataSource pool = closeLater(new HikariDataSource(config));
+        CountingDataSource counting = countingConnections();
+        HikariDataSource pool = pool(counting, 4);
         LockManager locks = manager(PostgresLockManager.builder(pool));
         String key = key();
         locks.acquire(key, HOLD).release(); // creates the schema
@@ -182,9 +187,7 @@ class PostgresLockManagerTest {
 
     @Test
     void badInputIsRejectedBeforeAnyStatementReachesTheDatabase() {
-        PGSimpleDataSource physical = new PGSimpleDataSource();
-        physical.setURL(db.jdbcUrl());
-        CountingDataSource counting = new CountingDataSource(physical);
+        CountingDataSource counting = countingConnections();
         LockManager locks = manager(PostgresLockManager.builder(counting));
         counting.reset();
 
