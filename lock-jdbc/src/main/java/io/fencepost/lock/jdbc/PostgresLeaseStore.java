@@ -189,7 +189,7 @@ public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
     private static final String RELEASE_KEEP_SQL = """
             UPDATE %1$s AS l
                SET expires_at  = CASE WHEN l.expires_at > g.now
-                                      THEN greatest(l.acquired_at + ? * interval '1 millisecond', g.now)
+                                      THEN greatest(l.acquired_at + ? * interval '1 microsecond', g.now)
                                       ELSE l.expires_at END,
                    owner_token = CASE WHEN l.expires_at > g.now THEN gen_random_uuid() ELSE l.owner_token END
               FROM (SELECT clock_timestamp() AS now, set_config('synchronous_commit', 'off', true) AS sc) AS g
@@ -445,9 +445,11 @@ public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
                 }
             });
         }
-        long minHoldMillis = positiveMillis(minHoldTime, "min hold time", key);
+        // In microseconds, the database clock's resolution: a minimum hold that has passed by the time of the
+        // release must free the key now, and rounding it up to a millisecond could keep it locked a little longer.
+        long minHoldMicros = positiveMicros(minHoldTime, "min hold time", key);
         return runner.run(action, secrets, releaseKeepSql, statement -> {
-            statement.setLong(1, minHoldMillis);
+            statement.setLong(1, minHoldMicros);
             statement.setString(2, key);
             statement.setObject(3, owner);
             statement.setObject(4, owner);
@@ -544,6 +546,16 @@ public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
         }
         try {
             return StatementRunner.ceilMillis(duration);
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException(what + " is too long, was " + duration + " (key '" + key + "')", e);
+        }
+    }
+
+    private static long positiveMicros(Duration duration, String what, String key) {
+        positiveMillis(duration, what, key); // the same checks and messages as every other duration
+        try {
+            return Math.addExact(
+                    Math.multiplyExact(duration.getSeconds(), 1_000_000L), (duration.getNano() + 999) / 1_000);
         } catch (ArithmeticException e) {
             throw new IllegalArgumentException(what + " is too long, was " + duration + " (key '" + key + "')", e);
         }
