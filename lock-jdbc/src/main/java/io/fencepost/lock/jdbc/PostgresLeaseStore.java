@@ -134,9 +134,15 @@ public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
 
     /**
      * Hands our live lease to a new grant of this client (a local waiter): new owner token and holder, a new
-     * fencing token, a fresh lease; durably, like acquire. The row stays locked throughout, so nobody can be
-     * granted in between, and the token is drawn while we hold the row: it is higher than every earlier grant's.
-     * {@code contended} is kept, so that a waiter elsewhere is still woken by the next release.
+     * fencing token, a fresh lease; durably, like acquire. {@code contended} is kept, so that a waiter elsewhere is
+     * still woken by the next release.
+     *
+     * <p>The draw is serialized per key like every other grant's: an acquire of another client may have drawn its
+     * token already and not yet written its row (it holds the draw lock until it commits). Were we to draw past it,
+     * our waiter could release before that acquire inserts, and the acquire would then be granted the key with a
+     * token lower than ours. Holding the row does not prevent that: the acquire needs no row once ours is gone. So
+     * we take the draw lock before touching the row (the statement locks the row only after its source, which
+     * takes the draw lock, has produced it), and every grant of the key before ours has committed by then.
      */
     private static final String HAND_OVER_SQL = """
             UPDATE %1$s AS l
@@ -145,8 +151,12 @@ public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
                    fencing_token = nextval('%2$s'),
                    acquired_at   = g.now,
                    expires_at    = g.now + ? * interval '1 millisecond'
-              FROM (SELECT clock_timestamp() AS now, set_config('synchronous_commit', 'on', true) AS sc) AS g
-             WHERE l.lock_key = ? AND l.owner_token = ?::uuid AND l.expires_at > clock_timestamp()
+              FROM (SELECT clock_timestamp() AS now
+                      FROM (SELECT set_config('synchronous_commit', 'on', true),
+                                   -- serialize the token draw per key, until this statement commits
+                                   pg_advisory_xact_lock(%3$d, hashtext(?))
+                            OFFSET 0) AS guard) AS g
+             WHERE l.lock_key = ? AND l.owner_token = ?::uuid AND l.expires_at > g.now
             RETURNING l.fencing_token, l.acquired_at, l.expires_at, l.contended
             """;
 
@@ -265,7 +275,7 @@ public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
         this.acquireSql = ACQUIRE_SQL.formatted(table, sequence, classId);
         String channel = this.tableName.channel();
         this.renewSql = RENEW_SQL.formatted(table);
-        this.handOverSql = HAND_OVER_SQL.formatted(table, sequence);
+        this.handOverSql = HAND_OVER_SQL.formatted(table, sequence, classId);
         this.releaseSql = RELEASE_SQL.formatted(table, sequence, classId, channel);
         this.releaseKeepSql = RELEASE_KEEP_SQL.formatted(table);
         this.inspectSql = INSPECT_SQL.formatted(table);
@@ -320,8 +330,9 @@ public final class PostgresLeaseStore implements LeaseStore, AutoCloseable {
                     statement.setObject(1, owner);
                     statement.setString(2, truncate(holder));
                     statement.setLong(3, leaseMillis);
-                    statement.setString(4, key);
-                    statement.setObject(5, from);
+                    statement.setString(4, key); // draw lock
+                    statement.setString(5, key);
+                    statement.setObject(6, from);
                     try (ResultSet rows = statement.executeQuery()) {
                         return LeaseRowMapper.handOver(rows);
                     }

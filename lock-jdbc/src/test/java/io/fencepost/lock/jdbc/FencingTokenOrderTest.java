@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
 import io.fencepost.lock.spi.AcquireResult;
+import io.fencepost.lock.spi.HandOver;
 import io.fencepost.lock.spi.LeaseStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -13,36 +14,52 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
- * Forces, deterministically, the interleaving in which an acquire draws its fencing token, stalls before its
- * insert, and another client acquires the key meanwhile. A test-only trigger parks the insert of holder
- * {@code stalled} on an advisory lock (4242) that the test holds, after the token has been drawn.
+ * Every grant path against every other, through the interleaving that breaks token order when draws are not
+ * serialized per key: a granting statement draws its fencing token and stalls before it writes its row; meanwhile
+ * another path grants the key and its holder lets go; then the stalled statement resumes. The grants of the key, in
+ * the order they were made, must carry strictly increasing tokens.
  *
- * <p>With fencepost's statement the draw is serialized per key, so the second client waits and every grant
- * of the key has a higher token than the grants before it. The naive statement run through the same
- * interleaving grants the key later with a lower token, which shows that this test detects the bug.
+ * <p>A test-only trigger parks the stalled statement on an advisory lock (the gate) that the test holds: at its
+ * insert for the acquire statements (after the draw in the insert's source, before the conflict on the key is
+ * resolved), and at its update for a takeover or a hand-over (after the draw, with the row locked).
+ *
+ * <p>The paths that draw before they lock the key's row (the acquire statements) are the dangerous stalled side;
+ * for the paths that draw with the row locked, the interloper can only wait, and the test shows that it does. The
+ * naive statement (no draw lock) run through the same interleaving grants the key later with a lower token, which
+ * shows that the interleaving is real.
  */
 class FencingTokenOrderTest {
 
     @RegisterExtension
     static final PostgresTestDatabase db = new PostgresTestDatabase();
 
-    private static final long GATE = 4242;
+    private static final long GATE = 4243;
 
     private static final Duration LONG = Duration.ofMinutes(5);
+
+    /** Long enough for a statement to be sent and parked, short enough to wait out. */
+    private static final Duration SHORT = Duration.ofMillis(1500);
+
+    private static final Duration TICKET_TTL = Duration.ofMinutes(1);
 
     /** The obvious statement: nextval in the INSERT's source, no serialization of the draw. */
     private static final String NAIVE_ACQUIRE_SQL = """
@@ -57,30 +74,81 @@ class FencingTokenOrderTest {
             RETURNING l.fencing_token
             """;
 
+    /** A grant path, as the stalled statement or as the interloper. */
+    enum GrantPath {
+        /** The acquire statement on a free key (an insert). */
+        ACQUIRE,
+        /** The acquire statement on a key whose lease has expired (the conflict's update). */
+        TAKEOVER,
+        /** Fair mode's acquire statement. */
+        FAIR,
+        /** A holder's release handing the lease to a waiter of its own client. */
+        HAND_OVER
+    }
+
+    /** How the interloper's holder lets the key go before the stalled statement resumes. */
+    enum LetGo {
+        /** It releases: the stalled statement then finds no row and inserts. */
+        RELEASE,
+        /** Its lease runs out: the stalled statement then finds an expired row and takes it over. */
+        EXPIRY
+    }
+
     private ExecutorService clients;
 
     private Connection gate;
+
+    private PostgresLeaseStore storeA;
+
+    private PostgresLeaseStore stalled;
+
+    private PostgresLeaseStore interloper;
+
+    private PostgresLeaseStore admin;
 
     @BeforeAll
     static void installTheStallingTrigger() {
         new SchemaInitializer(db.dataSource(), "distributed_lock").create();
         db.execute("""
-                CREATE FUNCTION fencepost_test_stall() RETURNS trigger LANGUAGE plpgsql AS $$
+                CREATE FUNCTION fencepost_test_gate() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN
-                    IF NEW.holder = 'stalled' THEN
-                        PERFORM pg_advisory_xact_lock(4242);
+                    IF (TG_OP = 'INSERT' AND NEW.holder = 'stalled')
+                            OR (TG_OP = 'UPDATE' AND NEW.holder = 'stalled-at-update') THEN
+                        PERFORM pg_advisory_xact_lock(4243);
                     END IF;
                     RETURN NEW;
                 END
                 $$;
-                CREATE TRIGGER fencepost_test_stall BEFORE INSERT ON distributed_lock
-                    FOR EACH ROW EXECUTE FUNCTION fencepost_test_stall();
+                CREATE TRIGGER fencepost_test_gate BEFORE INSERT OR UPDATE ON distributed_lock
+                    FOR EACH ROW EXECUTE FUNCTION fencepost_test_gate();
                 """);
+    }
+
+    static Stream<Arguments> interleavings() {
+        List<Arguments> cases = new ArrayList<>();
+        for (GrantPath stalledPath : List.of(GrantPath.ACQUIRE, GrantPath.FAIR)) {
+            for (GrantPath other : GrantPath.values()) {
+                for (LetGo letGo : LetGo.values()) {
+                    cases.add(Arguments.of(stalledPath, other, letGo));
+                }
+            }
+        }
+        // Paths that draw with the key's row locked: whatever comes meanwhile has to wait.
+        for (GrantPath stalledPath : List.of(GrantPath.TAKEOVER, GrantPath.HAND_OVER)) {
+            for (GrantPath other : List.of(GrantPath.ACQUIRE, GrantPath.FAIR)) {
+                cases.add(Arguments.of(stalledPath, other, LetGo.RELEASE));
+            }
+        }
+        return cases.stream();
     }
 
     @BeforeEach
     void closeTheGate() throws SQLException {
         clients = Executors.newFixedThreadPool(2);
+        storeA = store("fencepost-client-a");
+        stalled = store("fencepost-stalled");
+        interloper = store("fencepost-interloper");
+        admin = store("fencepost-test-admin");
         gate = db.adminDataSource().getConnection();
         try (PreparedStatement lock = gate.prepareStatement("SELECT pg_advisory_lock(?)")) {
             lock.setLong(1, GATE);
@@ -94,47 +162,88 @@ class FencingTokenOrderTest {
         clients.shutdownNow();
     }
 
-    @Test
-    void aGrantAfterAStalledTokenDrawAlwaysGetsAHigherToken() throws Exception {
-        String key = "order:" + UUID.randomUUID();
-        LeaseStore storeA = store("fencepost-client-a");
-        LeaseStore storeB = store("fencepost-client-b");
+    @ParameterizedTest(name = "{0} stalled after its draw, {1} meanwhile, its holder lets go by {2}")
+    @MethodSource("interleavings")
+    void grantsOfAKeyCarryIncreasingTokensWhateverPathsInterleave(GrantPath stalledPath, GrantPath other, LetGo letGo)
+            throws Exception {
+        String key = "order:" + stalledPath + ":" + other + ":" + letGo + ":" + UUID.randomUUID();
         List<Long> grantsInOrder = new ArrayList<>();
-        String earlier = owner();
-        grantsInOrder.add(granted(storeB.tryAcquire(key, earlier, "earlier", LONG)));
-        assertThat(storeB.release(key, earlier, Duration.ZERO)).isTrue();
 
+        // A holds the key; for a takeover, A's lease runs out first.
+        boolean aExpires = stalledPath == GrantPath.TAKEOVER || other == GrantPath.TAKEOVER;
         String ownerA = owner();
-        Future<AcquireResult> a = clients.submit(() -> storeA.tryAcquire(key, ownerA, "stalled", LONG));
-        awaitWaitingOnAdvisoryLock("fencepost-client-a");
-        // A has drawn its token and sits before its insert. B tries the same key.
-        String ownerB = owner();
-        Future<AcquireResult> b = clients.submit(() -> storeB.tryAcquire(key, ownerB, "b", LONG));
+        grantsInOrder.add(granted(storeA.tryAcquire(key, ownerA, "a", aExpires ? SHORT : LONG, false)));
+        if (stalledPath == GrantPath.TAKEOVER) {
+            awaitFree(key);
+        }
+
+        // The stalled statement draws its token and parks.
+        String ownerS = owner();
+        Future<Optional<AcquireResult.Granted>> s = clients.submit(() -> switch (stalledPath) {
+            case ACQUIRE -> grant(stalled.tryAcquire(key, ownerS, "stalled", LONG, true));
+            case FAIR -> grant(fairAcquire(stalled, key, ownerS, "stalled", LONG));
+            case TAKEOVER -> grant(stalled.tryAcquire(key, ownerS, "stalled-at-update", LONG, true));
+            case HAND_OVER ->
+                stalled.handOver(key, ownerA, ownerS, "stalled-at-update", LONG).map(HandOver::granted);
+        });
+        awaitWaitingOnALock("fencepost-stalled");
+
+        // Meanwhile the interloper's path tries to grant the key.
+        boolean stalledHoldsTheRow = stalledPath == GrantPath.TAKEOVER || stalledPath == GrantPath.HAND_OVER;
+        if (!stalledHoldsTheRow) {
+            switch (other) {
+                case ACQUIRE, FAIR ->
+                    assertThat(storeA.release(key, ownerA, Duration.ZERO)).isTrue();
+                case TAKEOVER -> awaitFree(key);
+                case HAND_OVER -> {
+                    // A's release is the interloper: it hands the lease to a waiter of A's client.
+                }
+            }
+        }
+        Duration otherLease = letGo == LetGo.EXPIRY ? SHORT : LONG;
+        String ownerO = owner();
+        Future<Optional<AcquireResult.Granted>> o = clients.submit(() -> switch (other) {
+            case ACQUIRE, TAKEOVER -> grant(interloper.tryAcquire(key, ownerO, "interloper", otherLease, true));
+            case FAIR -> grant(fairAcquire(interloper, key, ownerO, "interloper", otherLease));
+            case HAND_OVER ->
+                interloper
+                        .handOver(key, ownerA, ownerO, "interloper", otherLease)
+                        .map(HandOver::granted);
+        });
         await().atMost(Duration.ofSeconds(20))
                 .pollInterval(Duration.ofMillis(20))
-                .until(() -> b.isDone() || waitingOnAdvisoryLock("fencepost-client-b"));
-        boolean bWentFirst = b.isDone();
-        if (bWentFirst && b.get() instanceof AcquireResult.Granted granted) {
-            // Only possible when the draw is not serialized: B got the key past A's drawn token.
-            grantsInOrder.add(granted.fencingToken());
-            assertThat(storeB.release(key, ownerB, Duration.ZERO)).isTrue();
+                .until(() -> o.isDone() || waitingOnALock("fencepost-interloper"));
+        boolean otherWentFirst = o.isDone();
+        if (otherWentFirst && o.get().isPresent()) {
+            // Only possible while the stalled statement's draw does not hold the key back: the interloper got the
+            // key past a token drawn before its own. Its holder lets go, and the stalled statement may win.
+            grantsInOrder.add(o.get().get().fencingToken());
+            if (letGo == LetGo.RELEASE) {
+                assertThat(interloper.release(key, ownerO, Duration.ZERO)).isTrue();
+            } else {
+                awaitFree(key);
+            }
         }
         openGate();
 
-        grantsInOrder.add(granted(a.get(30, TimeUnit.SECONDS)));
-        if (!bWentFirst) {
-            // B waited for A's statement to commit, then found the key held.
-            assertThat(b.get(30, TimeUnit.SECONDS)).isInstanceOf(AcquireResult.Busy.class);
-            assertThat(storeA.release(key, ownerA, Duration.ZERO)).isTrue();
-            grantsInOrder.add(granted(storeB.tryAcquire(key, ownerB, "b", LONG)));
+        Optional<AcquireResult.Granted> sGrant = s.get(30, TimeUnit.SECONDS);
+        sGrant.ifPresent(g -> grantsInOrder.add(g.fencingToken()));
+        if (!otherWentFirst) {
+            // The interloper waited for the stalled statement to commit; it is granted only if the key was free.
+            o.get(30, TimeUnit.SECONDS).ifPresent(g -> grantsInOrder.add(g.fencingToken()));
         }
+
+        // Whoever holds the key now lets go, and one more grant shows where the sequence stands.
+        admin.forceRelease(key);
+        grantsInOrder.add(granted(admin.tryAcquire(key, owner(), "last", LONG, false)));
 
         assertThat(grantsInOrder)
                 .as("fencing tokens of the key's grants, in grant order")
-                .hasSize(3)
                 .isSorted()
                 .doesNotHaveDuplicates();
-        assertThat(bWentFirst).as("B waited for A's token draw to commit").isFalse();
+        assertThat(otherWentFirst)
+                .as("%s waited for the statement that drew its token first to commit", other)
+                .isFalse();
     }
 
     @Test
@@ -149,7 +258,7 @@ class FencingTokenOrderTest {
         assertThat(storeB.release(key, earlier, Duration.ZERO)).isTrue();
 
         Future<Long> a = clients.submit(() -> naiveAcquire(clientA, key, owner(), "stalled"));
-        awaitWaitingOnAdvisoryLock("fencepost-client-a");
+        awaitWaitingOnALock("fencepost-client-a");
         // While A sits on its drawn token, B acquires and releases the key.
         String ownerB = owner();
         grantsInOrder.add(naiveAcquire(clientB, key, ownerB, "b"));
@@ -164,11 +273,24 @@ class FencingTokenOrderTest {
         assertThat(grantsInOrder).isNotEqualTo(grantsInOrder.stream().sorted().toList());
     }
 
+    private static AcquireResult fairAcquire(
+            PostgresLeaseStore store, String key, String owner, String holder, Duration leaseTime) {
+        String waiter = owner();
+        long ticket = store.enqueue(key, waiter, TICKET_TTL);
+        return store.tryAcquireFair(key, owner, holder, leaseTime, waiter, ticket, TICKET_TTL);
+    }
+
     private void openGate() throws SQLException {
         try (PreparedStatement unlock = gate.prepareStatement("SELECT pg_advisory_unlock(?)")) {
             unlock.setLong(1, GATE);
             unlock.execute();
         }
+    }
+
+    private void awaitFree(String key) {
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> admin.inspect(key).isEmpty());
     }
 
     private static PostgresLeaseStore store(String applicationName) {
@@ -181,18 +303,18 @@ class FencingTokenOrderTest {
         return dataSource;
     }
 
-    private static void awaitWaitingOnAdvisoryLock(String applicationName) {
+    private static void awaitWaitingOnALock(String applicationName) {
         await().atMost(Duration.ofSeconds(20))
                 .pollInterval(Duration.ofMillis(20))
-                .until(() -> waitingOnAdvisoryLock(applicationName));
+                .until(() -> waitingOnALock(applicationName));
     }
 
-    private static boolean waitingOnAdvisoryLock(String applicationName) throws SQLException {
+    private static boolean waitingOnALock(String applicationName) throws SQLException {
         try (Connection connection = db.adminDataSource().getConnection();
                 PreparedStatement query = connection.prepareStatement("""
                         SELECT count(*) FROM pg_stat_activity
                          WHERE datname = current_database() AND application_name = ?
-                           AND wait_event_type = 'Lock' AND wait_event = 'advisory'
+                           AND wait_event_type = 'Lock'
                         """)) {
             query.setString(1, applicationName);
             try (ResultSet rows = query.executeQuery()) {
@@ -214,6 +336,10 @@ class FencingTokenOrderTest {
                 return rows.next() ? rows.getLong(1) : null;
             }
         }
+    }
+
+    private static Optional<AcquireResult.Granted> grant(AcquireResult result) {
+        return result instanceof AcquireResult.Granted granted ? Optional.of(granted) : Optional.empty();
     }
 
     private static long granted(AcquireResult result) {

@@ -13,32 +13,45 @@ import org.junit.jupiter.params.provider.CsvSource;
 class BrokenStoreCheckerTest {
 
     // A blind release does harm only when it comes late, after a takeover, while the next holder still holds the
-    // key: that variant runs longer, with more frozen holders and many long, renewed ones.
+    // key: that variant runs longer, with more frozen holders and many long, renewed ones. An unordered hand-over
+    // needs the production mix: several managers per JVM with several threads each on a hot key, releasing at once.
     @ParameterizedTest(name = "{0} is caught as {1}")
     @CsvSource({
-        "IGNORES_EXPIRY, overlap, 7, 0.35, 0.06",
-        "BLIND_RELEASE, foreign delete, 9, 0.5, 0.5",
-        "PHANTOM_GRANT, phantom grant, 7, 0.35, 0.06",
-        "UNFENCED, stale write, 7, 0.5, 0.06"
+        "IGNORES_EXPIRY, overlap, 7, 0.35, 0.06, false",
+        "BLIND_RELEASE, foreign delete, 9, 0.5, 0.5, false",
+        "PHANTOM_GRANT, phantom grant, 7, 0.35, 0.06, false",
+        "UNFENCED, stale write, 7, 0.5, 0.06, false",
+        "UNORDERED_HAND_OVER, token order, 20, 0, 0, true"
     })
     void theCheckerCatchesABrokenVariant(
-            WorkerMode mode, String expectedViolation, int seconds, double frozenShare, double longShare)
+            WorkerMode mode,
+            String expectedViolation,
+            int seconds,
+            double frozenShare,
+            double longShare,
+            boolean hotKeyOfManyManagers)
             throws Exception {
-        CheckerConfig config = new CheckerConfig(
-                Duration.ofSeconds(seconds),
-                2,
-                3,
-                0,
-                2,
-                Duration.ofMillis(800),
-                Duration.ofMillis(1000),
-                frozenShare,
-                longShare,
-                false,
-                false,
-                mode,
-                System.nanoTime());
-        Checker.Report report = Checker.run(config);
+        CheckerConfig.Builder config = CheckerConfig.ci().toBuilder()
+                .duration(Duration.ofSeconds(seconds))
+                .processes(2)
+                .threads(3)
+                .sharedThreads(0)
+                .keys(2)
+                .leaseTime(Duration.ofMillis(800))
+                .frozenShare(frozenShare)
+                .longShare(longShare)
+                .faults(false)
+                .ownServer(false)
+                .mode(mode);
+        if (hotKeyOfManyManagers) {
+            config.processes(3)
+                    .threads(4)
+                    .sharedThreads(4)
+                    .sharedManagers(2)
+                    .hotKeyShare(1)
+                    .zeroHoldShare(1);
+        }
+        Checker.Report report = Checker.run(config.build());
         System.out.println(report.markdown());
 
         assertThat(report.problems()).as("worker problems").isEmpty();

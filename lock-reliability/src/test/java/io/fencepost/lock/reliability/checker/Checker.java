@@ -81,7 +81,11 @@ public final class Checker {
                     .append(config.processes())
                     .append(" processes x ")
                     .append(config.threads())
-                    .append(" threads on ")
+                    .append(" threads (")
+                    .append(config.sharedThreads())
+                    .append(" of them over ")
+                    .append(config.sharedManagers())
+                    .append(" shared managers) on ")
                     .append(config.keys())
                     .append(" keys, lease ")
                     .append(config.leaseTime().toMillis())
@@ -384,7 +388,10 @@ public final class Checker {
             command.add("historyUrl=" + directUrl());
             command.add("threads=" + config.threads());
             command.add("sharedThreads=" + config.sharedThreads());
+            command.add("sharedManagers=" + config.sharedManagers());
             command.add("keys=" + config.keys());
+            command.add("hotKeyShare=" + config.hotKeyShare());
+            command.add("zeroHoldShare=" + config.zeroHoldShare());
             command.add("leaseMs=" + config.leaseTime().toMillis());
             command.add("statementTimeoutMs=" + config.statementTimeout().toMillis());
             command.add("durationMs=" + durationMillis);

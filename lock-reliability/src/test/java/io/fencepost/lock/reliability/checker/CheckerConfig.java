@@ -8,12 +8,16 @@ import java.time.Duration;
  * @param duration how long the workers lock (faults stop a little earlier)
  * @param processes worker JVMs
  * @param threads threads per worker
- * @param sharedThreads of those, how many share one lock manager (the others have one each, and may freeze)
+ * @param sharedThreads of those, how many share lock managers (the others have one each, and may freeze)
+ * @param sharedManagers how many managers the shared threads are spread over, round robin: several managers per JVM
+ *     with several threads each is how applications run, and it mixes local hand-overs with other clients' acquires
  * @param keys distinct keys
+ * @param hotKeyShare probability that a shared thread picks the first key (the hot one) rather than any key
  * @param leaseTime lease time of every grant
  * @param statementTimeout the lock managers' statement timeout
  * @param frozenShare probability that a critical section of a thread with its own manager freezes past its lease
  * @param longShare probability that a critical section (not frozen) works for one to three lease times, renewed
+ * @param zeroHoldShare probability that a shared thread's critical section releases at once, writing nothing
  * @param faults whether to inject faults
  * @param ownServer whether to run on a PostgreSQL of the run's own (then the database is also crashed and
  *     restarted); else on the shared test server
@@ -25,104 +29,205 @@ public record CheckerConfig(
         int processes,
         int threads,
         int sharedThreads,
+        int sharedManagers,
         int keys,
+        double hotKeyShare,
         Duration leaseTime,
         Duration statementTimeout,
         double frozenShare,
         double longShare,
+        double zeroHoldShare,
         boolean faults,
         boolean ownServer,
         WorkerMode mode,
         long seed) {
 
-    /** The run of {@code mvn verify}: 45 seconds of locking under faults. */
+    public CheckerConfig {
+        if (sharedThreads > threads || (sharedThreads > 0 && sharedManagers < 1)) {
+            throw new IllegalArgumentException("shared threads (" + sharedThreads + ") must be at most the threads ("
+                    + threads + ") and spread over at least one manager (" + sharedManagers + ")");
+        }
+    }
+
+    /**
+     * The run of {@code mvn verify}: a minute of locking under faults, three JVMs, each with three managers of two
+     * threads on a hot key (mostly releasing at once) and two threads with a manager each doing everything else.
+     */
     public static CheckerConfig ci() {
-        return new CheckerConfig(
-                Duration.ofSeconds(45),
-                3,
-                4,
-                2,
-                3,
-                Duration.ofMillis(1500),
-                Duration.ofMillis(1000),
-                0.08,
-                0.06,
-                true,
-                true,
-                WorkerMode.CORRECT,
-                System.nanoTime());
+        return new Builder().build();
     }
 
     /** {@link #ci()} with the settings of system properties {@code fencepost.checker.*} applied. */
     public static CheckerConfig fromSystemProperties() {
         CheckerConfig c = ci();
-        return new CheckerConfig(
-                Duration.parse(System.getProperty("fencepost.checker.duration", c.duration.toString())),
-                Integer.getInteger("fencepost.checker.processes", c.processes),
-                Integer.getInteger("fencepost.checker.threads", c.threads),
-                Integer.getInteger("fencepost.checker.sharedThreads", c.sharedThreads),
-                Integer.getInteger("fencepost.checker.keys", c.keys),
-                Duration.parse(System.getProperty("fencepost.checker.leaseTime", c.leaseTime.toString())),
-                Duration.parse(System.getProperty("fencepost.checker.statementTimeout", c.statementTimeout.toString())),
-                Double.parseDouble(System.getProperty("fencepost.checker.frozenShare", Double.toString(c.frozenShare))),
-                Double.parseDouble(System.getProperty("fencepost.checker.longShare", Double.toString(c.longShare))),
-                Boolean.parseBoolean(System.getProperty("fencepost.checker.faults", "true")),
-                Boolean.parseBoolean(System.getProperty("fencepost.checker.ownServer", "true")),
-                WorkerMode.valueOf(System.getProperty("fencepost.checker.mode", c.mode.name())),
-                Long.getLong("fencepost.checker.seed", c.seed));
+        return c.toBuilder()
+                .duration(Duration.parse(System.getProperty("fencepost.checker.duration", c.duration.toString())))
+                .processes(Integer.getInteger("fencepost.checker.processes", c.processes))
+                .threads(Integer.getInteger("fencepost.checker.threads", c.threads))
+                .sharedThreads(Integer.getInteger("fencepost.checker.sharedThreads", c.sharedThreads))
+                .sharedManagers(Integer.getInteger("fencepost.checker.sharedManagers", c.sharedManagers))
+                .keys(Integer.getInteger("fencepost.checker.keys", c.keys))
+                .hotKeyShare(doubleProperty("hotKeyShare", c.hotKeyShare))
+                .leaseTime(Duration.parse(System.getProperty("fencepost.checker.leaseTime", c.leaseTime.toString())))
+                .statementTimeout(Duration.parse(
+                        System.getProperty("fencepost.checker.statementTimeout", c.statementTimeout.toString())))
+                .frozenShare(doubleProperty("frozenShare", c.frozenShare))
+                .longShare(doubleProperty("longShare", c.longShare))
+                .zeroHoldShare(doubleProperty("zeroHoldShare", c.zeroHoldShare))
+                .faults(Boolean.parseBoolean(System.getProperty("fencepost.checker.faults", "true")))
+                .ownServer(Boolean.parseBoolean(System.getProperty("fencepost.checker.ownServer", "true")))
+                .mode(WorkerMode.valueOf(System.getProperty("fencepost.checker.mode", c.mode.name())))
+                .seed(Long.getLong("fencepost.checker.seed", c.seed))
+                .build();
+    }
+
+    private static double doubleProperty(String name, double fallback) {
+        return Double.parseDouble(System.getProperty("fencepost.checker." + name, Double.toString(fallback)));
+    }
+
+    /** A builder starting from this run. */
+    public Builder toBuilder() {
+        return new Builder()
+                .duration(duration)
+                .processes(processes)
+                .threads(threads)
+                .sharedThreads(sharedThreads)
+                .sharedManagers(sharedManagers)
+                .keys(keys)
+                .hotKeyShare(hotKeyShare)
+                .leaseTime(leaseTime)
+                .statementTimeout(statementTimeout)
+                .frozenShare(frozenShare)
+                .longShare(longShare)
+                .zeroHoldShare(zeroHoldShare)
+                .faults(faults)
+                .ownServer(ownServer)
+                .mode(mode)
+                .seed(seed);
     }
 
     /** This run, in {@code mode}, for {@code duration}. */
     public CheckerConfig with(WorkerMode mode, Duration duration) {
-        return new CheckerConfig(
-                duration,
-                processes,
-                threads,
-                sharedThreads,
-                keys,
-                leaseTime,
-                statementTimeout,
-                frozenShare,
-                longShare,
-                faults,
-                ownServer,
-                mode,
-                seed);
+        return toBuilder().mode(mode).duration(duration).build();
     }
 
-    /** This run with {@code processes} worker JVMs of {@code threads} threads on {@code keys} keys. */
-    public CheckerConfig sized(int processes, int threads, int keys) {
-        return new CheckerConfig(
-                duration,
-                processes,
-                threads,
-                Math.min(sharedThreads, threads),
-                keys,
-                leaseTime,
-                statementTimeout,
-                frozenShare,
-                longShare,
-                faults,
-                ownServer,
-                mode,
-                seed);
-    }
+    /** Builds a {@link CheckerConfig}, starting from the run of {@code mvn verify}. */
+    public static final class Builder {
+        private Duration duration = Duration.ofSeconds(60);
+        private int processes = 3;
+        private int threads = 8;
+        private int sharedThreads = 6;
+        private int sharedManagers = 3;
+        private int keys = 3;
+        private double hotKeyShare = 0.95;
+        private Duration leaseTime = Duration.ofMillis(1500);
+        private Duration statementTimeout = Duration.ofMillis(1000);
+        private double frozenShare = 0.08;
+        private double longShare = 0.06;
+        private double zeroHoldShare = 0.95;
+        private boolean faults = true;
+        private boolean ownServer = true;
+        private WorkerMode mode = WorkerMode.CORRECT;
+        private long seed = System.nanoTime();
 
-    /** This run with faults on or off, and freezing critical sections at {@code frozenShare}. */
-    public CheckerConfig faults(boolean faults, double frozenShare) {
-        return new CheckerConfig(
-                duration,
-                processes,
-                threads,
-                sharedThreads,
-                keys,
-                leaseTime,
-                statementTimeout,
-                frozenShare,
-                longShare,
-                faults,
-                ownServer,
-                mode,
-                seed);
+        public Builder duration(Duration duration) {
+            this.duration = duration;
+            return this;
+        }
+
+        public Builder processes(int processes) {
+            this.processes = processes;
+            return this;
+        }
+
+        public Builder threads(int threads) {
+            this.threads = threads;
+            return this;
+        }
+
+        public Builder sharedThreads(int sharedThreads) {
+            this.sharedThreads = sharedThreads;
+            return this;
+        }
+
+        public Builder sharedManagers(int sharedManagers) {
+            this.sharedManagers = sharedManagers;
+            return this;
+        }
+
+        public Builder keys(int keys) {
+            this.keys = keys;
+            return this;
+        }
+
+        public Builder hotKeyShare(double hotKeyShare) {
+            this.hotKeyShare = hotKeyShare;
+            return this;
+        }
+
+        public Builder leaseTime(Duration leaseTime) {
+            this.leaseTime = leaseTime;
+            return this;
+        }
+
+        public Builder statementTimeout(Duration statementTimeout) {
+            this.statementTimeout = statementTimeout;
+            return this;
+        }
+
+        public Builder frozenShare(double frozenShare) {
+            this.frozenShare = frozenShare;
+            return this;
+        }
+
+        public Builder longShare(double longShare) {
+            this.longShare = longShare;
+            return this;
+        }
+
+        public Builder zeroHoldShare(double zeroHoldShare) {
+            this.zeroHoldShare = zeroHoldShare;
+            return this;
+        }
+
+        public Builder faults(boolean faults) {
+            this.faults = faults;
+            return this;
+        }
+
+        public Builder ownServer(boolean ownServer) {
+            this.ownServer = ownServer;
+            return this;
+        }
+
+        public Builder mode(WorkerMode mode) {
+            this.mode = mode;
+            return this;
+        }
+
+        public Builder seed(long seed) {
+            this.seed = seed;
+            return this;
+        }
+
+        public CheckerConfig build() {
+            return new CheckerConfig(
+                    duration,
+                    processes,
+                    threads,
+                    sharedThreads,
+                    sharedManagers,
+                    keys,
+                    hotKeyShare,
+                    leaseTime,
+                    statementTimeout,
+                    frozenShare,
+                    longShare,
+                    zeroHoldShare,
+                    faults,
+                    ownServer,
+                    mode,
+                    seed);
+        }
     }
 }

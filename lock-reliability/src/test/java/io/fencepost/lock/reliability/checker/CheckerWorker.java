@@ -53,7 +53,9 @@ public final class CheckerWorker {
         /** Lease without renewal, work for about a lease time, then write. */
         NO_RENEW,
         /** Release with a minimum hold time: the key stays locked, ownerless, until it ends. */
-        MIN_HOLD
+        MIN_HOLD,
+        /** Release at once, writing nothing: the key changes hands as fast as the lock allows. */
+        ZERO_HOLD
     }
 
     private final Map<String, String> args;
@@ -71,6 +73,10 @@ public final class CheckerWorker {
     private final double frozenShare;
 
     private final double longShare;
+
+    private final double hotKeyShare;
+
+    private final double zeroHoldShare;
 
     private final List<String> keys = new ArrayList<>();
 
@@ -95,6 +101,8 @@ public final class CheckerWorker {
         this.endAtMillis = System.currentTimeMillis() + Long.parseLong(args.get("durationMs"));
         this.frozenShare = Double.parseDouble(args.get("frozenShare"));
         this.longShare = Double.parseDouble(args.get("longShare"));
+        this.hotKeyShare = Double.parseDouble(args.get("hotKeyShare"));
+        this.zeroHoldShare = Double.parseDouble(args.get("zeroHoldShare"));
         int keyCount = Integer.parseInt(args.get("keys"));
         for (int k = 0; k < keyCount; k++) {
             keys.add(CheckerSchema.key(k));
@@ -102,7 +110,7 @@ public final class CheckerWorker {
         int threads = Integer.parseInt(args.get("threads"));
         // Every manager may hold a LISTEN connection besides its statements: room for all, so that the pool is
         // never what the run measures (pool exhaustion has a test of its own).
-        this.lockPool = pool(args.get("lockUrl"), "checker-lock-" + process, 2 * threads + 4);
+        this.lockPool = pool(args.get("lockUrl"), "checker-lock-" + process, 3 * threads + 4);
         this.workPool = pool(args.get("workUrl"), "checker-work-" + process, threads + 2);
         this.history = new History(args.get("historyUrl"), process);
     }
@@ -122,19 +130,23 @@ public final class CheckerWorker {
     private int run() throws InterruptedException {
         int threads = Integer.parseInt(args.get("threads"));
         int sharedThreads = Integer.parseInt(args.get("sharedThreads"));
+        int sharedManagers = sharedThreads > 0 ? Integer.parseInt(args.get("sharedManagers")) : 0;
         long seed = Long.parseLong(args.get("seed"));
         history.start();
-        LockManager shared = sharedThreads > 0 ? newManager() : null;
+        List<LockManager> shared = new ArrayList<>();
+        for (int m = 0; m < sharedManagers; m++) {
+            shared.add(newManager());
+        }
         List<Thread> workers = new ArrayList<>();
         AtomicInteger unexpected = new AtomicInteger();
         for (int t = 0; t < threads; t++) {
-            boolean ownManager = t >= sharedThreads;
+            LockManager manager = t < sharedThreads ? shared.get(t % sharedManagers) : null;
             String name = process + "/t" + t;
             Random random = new Random(seed * 31 + t);
             Thread thread = new Thread(
                     () -> {
                         try {
-                            loop(name, random, ownManager ? null : shared);
+                            loop(name, random, manager);
                         } catch (Throwable e) {
                             unexpected.incrementAndGet();
                             System.out.println("worker thread " + name + " failed unexpectedly:");
@@ -148,9 +160,7 @@ public final class CheckerWorker {
         for (Thread thread : workers) {
             thread.join();
         }
-        if (shared != null) {
-            close(shared);
-        }
+        shared.forEach(CheckerWorker::close);
         stats.computeIfAbsent("unexpected failures", k -> new AtomicLong()).addAndGet(unexpected.get());
         Map<String, Long> snapshot = new HashMap<>();
         stats.forEach((k, v) -> snapshot.put(k, v.get()));
@@ -166,8 +176,9 @@ public final class CheckerWorker {
         DatabaseClock clock = new DatabaseClock(args.get("historyUrl") + "&ApplicationName=checker-clock-" + process
                 + "&connectTimeout=2&socketTimeout=5");
         while (System.currentTimeMillis() < endAtMillis) {
-            String key = keys.get(random.nextInt(keys.size()));
-            Behaviour behaviour = choose(random, shared == null);
+            int keyIndex = pickKey(random, shared != null);
+            String key = keys.get(keyIndex);
+            Behaviour behaviour = choose(random, shared == null, keyIndex == 0 && hotTraffic());
             LockOptions options = options(behaviour, random);
             count("acquire attempts");
             Optional<Lease> acquired;
@@ -196,6 +207,9 @@ public final class CheckerWorker {
                     Thread.sleep(scaled(random, 1.0, 3.0));
                     write(lease, grant, thread);
                 }
+                case ZERO_HOLD -> {
+                    // nothing: straight to the release, so the next waiter gets the key at once
+                }
                 case NO_RENEW -> {
                     Thread.sleep(scaled(random, 0.5, 1.5));
                     write(lease, grant, thread);
@@ -217,8 +231,33 @@ public final class CheckerWorker {
         clock.close();
     }
 
-    private Behaviour choose(Random random, boolean ownManager) {
+    /**
+     * Threads of shared managers pick the hot key (index 0) with {@code hotKeyShare}, else any key. While such
+     * threads exist, the others keep to the remaining keys: their long and frozen holds would otherwise stop the hot
+     * key's traffic for seconds at a time.
+     */
+    private int pickKey(Random random, boolean sharedManager) {
+        int count = keys.size();
+        if (sharedManager) {
+            return random.nextDouble() < hotKeyShare ? 0 : random.nextInt(count);
+        }
+        return hotTraffic() ? 1 + random.nextInt(count - 1) : random.nextInt(count);
+    }
+
+    /** Whether the first key is the hot one: threads of shared managers crowd it, everybody else keeps off it. */
+    private boolean hotTraffic() {
+        return Integer.parseInt(args.get("sharedThreads")) > 0 && keys.size() > 1;
+    }
+
+    /**
+     * What a critical section does. On the hot key only short ones (released at once, or one or two writes), so
+     * that it changes hands as fast as the lock allows; long, frozen and unrenewed holds happen on the other keys.
+     */
+    private Behaviour choose(Random random, boolean ownManager, boolean hotKey) {
         double roll = random.nextDouble();
+        if (hotKey) {
+            return roll < zeroHoldShare ? Behaviour.ZERO_HOLD : Behaviour.QUICK;
+        }
         if (ownManager && roll < frozenShare) {
             return Behaviour.FROZEN;
         }
@@ -307,7 +346,9 @@ public final class CheckerWorker {
     }
 
     private void release(Lease lease, ClientGrant grant, DatabaseClock clock) {
-        grant.releaseAskedAt = clock.now();
+        // A section that releases at once skips the clock reading, a round trip that would double its hold; the
+        // analyzer then tells its own delete from a foreign one by what its release answered.
+        grant.releaseAskedAt = grant.behaviour == Behaviour.ZERO_HOLD ? null : clock.now();
         try {
             lease.release();
             grant.releaseOutcome = grant.storeRemoved ? "removed" : "not-removed";
@@ -330,7 +371,7 @@ public final class CheckerWorker {
                     .build();
         }
         PostgresLeaseStore real = new PostgresLeaseStore(lockPool, CheckerSchema.LOCK_TABLE, statementTimeout);
-        return DefaultLockManager.builder(BrokenStores.wrap(mode, real))
+        return DefaultLockManager.builder(BrokenStores.wrap(mode, real, lockPool))
                 .holderName(holder)
                 .listener(sink)
                 .build();

@@ -18,7 +18,13 @@ public enum WorkerMode {
     PHANTOM_GRANT,
 
     /** The real store, but writes skip the fencing guard: paused holders' late writes get in. */
-    UNFENCED;
+    UNFENCED,
+
+    /**
+     * The real store, but a local hand-over draws its fencing token without the per-key draw lock: an acquire of
+     * another client that drew earlier can be granted after it, with a lower token.
+     */
+    UNORDERED_HAND_OVER;
 
     /** Whether the checker must find violations in a run of this mode. */
     boolean broken() {
