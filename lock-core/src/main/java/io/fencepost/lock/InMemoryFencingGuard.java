@@ -1,7 +1,5 @@
-package io.fencepost.lock.memory;
+package io.fencepost.lock;
 
-import io.fencepost.lock.FencingTokenRejectedException;
-import io.fencepost.lock.Lease;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;

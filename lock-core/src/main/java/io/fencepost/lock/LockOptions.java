@@ -49,6 +49,8 @@ public final class LockOptions {
 
     private final boolean fair;
 
+    private final boolean skipsWhenBusy;
+
     private LockOptions(Builder builder) {
         this.leaseTime = builder.leaseTime;
         this.waitTime = builder.waitTime;
@@ -57,6 +59,7 @@ public final class LockOptions {
         this.maxHoldTime = builder.maxHoldTime;
         this.name = builder.name;
         this.fair = builder.fair;
+        this.skipsWhenBusy = builder.skipsWhenBusy;
     }
 
     /** The defaults: 30s lease, one attempt, renewed up to an hour. */
@@ -83,7 +86,8 @@ public final class LockOptions {
                 .minHoldTime(minHoldTime)
                 .maxHoldTime(maxHoldTime)
                 .name(name)
-                .fair(fair);
+                .fair(fair)
+                .skipsWhenBusy(skipsWhenBusy);
     }
 
     /** How long a grant lasts unless renewed; the store's clock decides when it ends. */
@@ -125,6 +129,16 @@ public final class LockOptions {
         return fair;
     }
 
+    /**
+     * Whether the caller skips its work when the key stays busy, as {@code @DistributedLock(onLocked = SKIP)} does:
+     * listeners then report the busy key as skipped rather than as not acquired (the {@code result} tag of the
+     * acquire metric). It changes nothing else: {@code tryAcquire} still returns empty and {@code acquire} still
+     * throws.
+     */
+    public boolean skipsWhenBusy() {
+        return skipsWhenBusy;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof LockOptions other
@@ -134,18 +148,21 @@ public final class LockOptions {
                 && minHoldTime.equals(other.minHoldTime)
                 && maxHoldTime.equals(other.maxHoldTime)
                 && name.equals(other.name)
-                && fair == other.fair;
+                && fair == other.fair
+                && skipsWhenBusy == other.skipsWhenBusy;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(leaseTime, waitTime, renew, minHoldTime, maxHoldTime, name, fair);
+        return Objects.hash(leaseTime, waitTime, renew, minHoldTime, maxHoldTime, name, fair, skipsWhenBusy);
     }
 
     @Override
     public String toString() {
         return "LockOptions[leaseTime=" + leaseTime + ", waitTime=" + waitTime + ", renew=" + renew + ", minHoldTime="
-                + minHoldTime + ", maxHoldTime=" + maxHoldTime + ", name=" + name + "]";
+                + minHoldTime + ", maxHoldTime=" + maxHoldTime + ", name=" + name + ", fair=" + fair
+                + ", skipsWhenBusy="
+                + skipsWhenBusy + "]";
     }
 
     /** Builds {@link LockOptions}; {@link #build()} validates. */
@@ -164,6 +181,8 @@ public final class LockOptions {
         private String name = DEFAULT_NAME;
 
         private boolean fair;
+
+        private boolean skipsWhenBusy;
 
         private Builder() {}
 
@@ -199,6 +218,11 @@ public final class LockOptions {
 
         public Builder fair(boolean fair) {
             this.fair = fair;
+            return this;
+        }
+
+        public Builder skipsWhenBusy(boolean skipsWhenBusy) {
+            this.skipsWhenBusy = skipsWhenBusy;
             return this;
         }
 

@@ -20,7 +20,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.Map;
 
 /**
- * Runs the benchmarks of issue 8 against the local PostgreSQL and Redis and writes the report and its chart. See
+ * Runs the benchmarks against the local PostgreSQL and Redis and writes the report and its chart. See
  * {@link Settings#USAGE} for the options; {@code lock-benchmarks/run.sh} builds and runs it.
  */
 public final class BenchmarkMain {

@@ -39,7 +39,7 @@ public record Settings(
         Path output,
         String command) {
 
-    /** The scenarios of issue 8, in the order they run and appear in the report. */
+    /** The scenarios, in the order they run and appear in the report. */
     public enum Scenario {
         UNCONTENDED,
         LOSING,

@@ -1,5 +1,6 @@
 package io.fencepost.lock.core;
 
+import io.fencepost.lock.HeldLeaseInfo;
 import io.fencepost.lock.LeaseLostException;
 import io.fencepost.lock.LockOptions;
 import java.time.Duration;
@@ -12,10 +13,11 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
- * One grant held by a {@link DefaultLockManager}: the state shared by every reentrant handle on it, and what
- * the renewer works on. Timing uses the monotonic clock; the store's timestamps are only reported.
+ * A lease this manager holds: the state shared by every reentrant {@link LeaseHold} on it, and what renewal and the
+ * loss watchdog work on. It changes only through its own methods. Timing uses the monotonic clock; the store's
+ * timestamps are only reported.
  */
-final class Grant {
+final class HeldLease {
 
     enum State {
         HELD,
@@ -31,14 +33,12 @@ final class Grant {
 
     final Thread ownerThread;
 
-    final Instant localAcquiredAt;
-
     /** When the acquiring statement was sent: the store's lease cannot have started before this. */
     final long grantSentNanos;
 
-    final AtomicInteger holds = new AtomicInteger(1);
-
     private final String ownerToken;
+
+    private final AtomicInteger holds = new AtomicInteger(1);
 
     private final long driftMarginNanos;
 
@@ -56,28 +56,24 @@ final class Grant {
 
     private final List<LostCallback> lostCallbacks = new CopyOnWriteArrayList<>();
 
-    volatile long renewals;
+    private volatile long renewals;
 
-    /** Set by the renewal thread once a renewal reached the max hold time: no more renewals. */
-    volatile boolean renewalsEnded;
+    private volatile boolean renewalsEnded;
 
-    Grant(
+    HeldLease(
             String key,
             String ownerToken,
             long fencingToken,
             LockOptions options,
             Instant acquiredAt,
             Instant expiresAt,
-            long grantSentNanos,
-            Instant localAcquiredAt) {
+            long grantSentNanos) {
         this.key = key;
         this.ownerToken = ownerToken;
         this.fencingToken = fencingToken;
         this.options = options;
         this.acquiredAt = acquiredAt;
-        this.expiresAt = expiresAt;
         this.grantSentNanos = grantSentNanos;
-        this.localAcquiredAt = localAcquiredAt;
         this.ownerThread = Thread.currentThread();
         // Clock rates of the JVM and the database differ by parts per million; 1% (at least 1ms) is ample.
         this.driftMarginNanos = Math.max(1_000_000L, options.leaseTime().toNanos() / 100);
@@ -100,10 +96,6 @@ final class Grant {
         return state.get();
     }
 
-    String lostReason() {
-        return lostReason;
-    }
-
     long safeDeadlineNanos() {
         return safeDeadlineNanos;
     }
@@ -112,15 +104,34 @@ final class Grant {
         return nextRenewalNanos;
     }
 
+    /** Whether renewal has stopped for good: renewal is off, or a renewal reached the max hold time. */
+    boolean renewalsEnded() {
+        return renewalsEnded || !options.renew();
+    }
+
     /**
-     * Records that the store confirmed the lease for {@code leaseTime} by a request sent at {@code sentNanos}.
-     * The local deadline counts from the send, so the store's own expiry is never earlier than ours.
+     * Records that the store confirmed the lease for {@code leaseTime} by a request sent at {@code sentNanos}. The
+     * local deadline counts from the send, so the store's own expiry is never earlier than ours.
      */
-    void confirmed(long sentNanos, Duration leaseTime, Instant newExpiresAt) {
+    private void confirmed(long sentNanos, Duration leaseTime, Instant newExpiresAt) {
         long leaseNanos = leaseTime.toNanos();
         this.expiresAt = newExpiresAt;
         this.safeDeadlineNanos = sentNanos + leaseNanos - driftMarginNanos;
         this.nextRenewalNanos = sentNanos + leaseNanos / 3;
+    }
+
+    /** A renewal sent at {@code sentNanos} for {@code leaseTime} was confirmed until {@code newExpiresAt}. */
+    void renewed(long sentNanos, Duration leaseTime, Instant newExpiresAt) {
+        confirmed(sentNanos, leaseTime, newExpiresAt);
+        renewals++;
+        if (leaseTime.compareTo(options.leaseTime()) < 0) {
+            renewalsEnded = true; // this renewal reached the max hold time
+        }
+    }
+
+    /** No renewal can extend the lease any more (the max hold time is reached). */
+    void endRenewals() {
+        renewalsEnded = true;
     }
 
     /** Asks for the next renewal attempt sooner, after a store failure. */
@@ -160,7 +171,7 @@ final class Grant {
         return false;
     }
 
-    /** Registers a loss callback; runs it at once if the grant is already lost. */
+    /** Registers a loss callback; runs it at once if the lease is already lost. */
     void onLost(Consumer<? super LeaseLostException> listener) {
         LostCallback callback = new LostCallback(listener);
         lostCallbacks.add(callback);
@@ -181,7 +192,7 @@ final class Grant {
         return new LeaseLostException(key, fencingToken, lostReason);
     }
 
-    /** Adds a reentrant hold; false when the grant is no longer held. */
+    /** Adds a reentrant hold; false when the lease is no longer held. */
     boolean tryReenter() {
         if (!isHeld()) {
             return false;
@@ -190,10 +201,32 @@ final class Grant {
         return true;
     }
 
+    /** Ends one hold; true when it was the last one. */
+    boolean dropHold() {
+        return holds.decrementAndGet() == 0;
+    }
+
     /** How long renewal may still extend the lease, given the max hold time. */
     Duration renewableFor(long nowNanos) {
         long left = options.maxHoldTime().toNanos() - (nowNanos - grantSentNanos);
         return Duration.ofNanos(Math.min(left, options.leaseTime().toNanos()));
+    }
+
+    /** Why the watchdog saw the safe deadline pass. */
+    String whyExpired() {
+        if (!options.renew()) {
+            return "its lease time of " + options.leaseTime() + " ran out (renewal is off)";
+        }
+        if (renewalsEnded) {
+            return "its max hold time of " + options.maxHoldTime() + " was reached";
+        }
+        return "the store did not confirm a renewal before the lease's safe deadline";
+    }
+
+    /** What operators and endpoints see of it: no owner token. */
+    HeldLeaseInfo info() {
+        return new HeldLeaseInfo(
+                key, options.name(), fencingToken, acquiredAt, expiresAt, holds.get(), renewals, ownerThread.getName());
     }
 
     /** A loss callback that runs at most once, whichever of registration and loss comes second. */
@@ -212,7 +245,7 @@ final class Grant {
                 try {
                     listener.accept(exception);
                 } catch (RuntimeException e) {
-                    System.getLogger(Grant.class.getName())
+                    System.getLogger(HeldLease.class.getName())
                             .log(System.Logger.Level.WARNING, "a lease-lost callback failed", e);
                 }
             }

@@ -3,77 +3,88 @@ package io.fencepost.lock.core;
 import io.fencepost.lock.Lease;
 import io.fencepost.lock.LeaseLostException;
 import java.time.Instant;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
-/** One hold on a {@link Grant}: reentrant acquisitions get their own handle on the same grant. */
-final class LeaseHandle implements Lease {
+/**
+ * One hold on a {@link HeldLease}, as the caller sees it: each reentrant acquisition gets its own hold on the same
+ * lease, and the last hold released ends the lease. Listeners get a view that cannot release anything.
+ */
+final class LeaseHold implements Lease {
 
-    private final DefaultLockManager manager;
+    private final HeldLease lease;
 
-    private final Grant grant;
+    /** Ends the hold; null for a listener's view. */
+    private final Releases releases;
 
     private final AtomicBoolean released = new AtomicBoolean();
 
-    LeaseHandle(DefaultLockManager manager, Grant grant) {
-        this.manager = manager;
-        this.grant = grant;
+    LeaseHold(HeldLease lease, Releases releases) {
+        this.lease = lease;
+        this.releases = Objects.requireNonNull(releases, "releases");
     }
 
-    Grant grant() {
-        return grant;
+    private LeaseHold(HeldLease lease) {
+        this.lease = lease;
+        this.releases = null;
+    }
+
+    /** A view of {@code lease} for listeners: it reads the lease, and its release does nothing. */
+    static LeaseHold view(HeldLease lease) {
+        return new LeaseHold(lease);
     }
 
     @Override
     public String key() {
-        return grant.key;
+        return lease.key;
     }
 
     @Override
     public long fencingToken() {
-        return grant.fencingToken;
+        return lease.fencingToken;
     }
 
     @Override
     public Instant expiresAt() {
-        return grant.expiresAt();
+        return lease.expiresAt();
     }
 
     @Override
     public boolean isHeld() {
-        return !released.get() && grant.isHeld();
+        return !released.get() && lease.isHeld();
     }
 
     @Override
     public void checkHeld() {
         if (released.get()) {
-            throw new LeaseLostException(grant.key, grant.fencingToken, "it was released");
+            throw new LeaseLostException(lease.key, lease.fencingToken, "it was released");
         }
-        grant.checkHeld();
+        lease.checkHeld();
     }
 
     @Override
     public void onLost(Consumer<? super LeaseLostException> listener) {
-        grant.onLost(java.util.Objects.requireNonNull(listener, "listener"));
+        lease.onLost(Objects.requireNonNull(listener, "listener"));
     }
 
     @Override
     public boolean release() {
-        if (!released.compareAndSet(false, true)) {
+        if (releases == null || !released.compareAndSet(false, true)) {
             return false;
         }
-        return manager.releaseHold(grant, true);
+        return releases.releaseHold(lease, true);
     }
 
     @Override
     public void close() {
-        if (released.compareAndSet(false, true)) {
-            manager.releaseHold(grant, false);
+        if (releases != null && released.compareAndSet(false, true)) {
+            releases.releaseHold(lease, false);
         }
     }
 
     @Override
     public String toString() {
-        return grant.toString();
+        return lease.toString();
     }
 }

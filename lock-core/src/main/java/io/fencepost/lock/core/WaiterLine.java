@@ -1,7 +1,6 @@
 package io.fencepost.lock.core;
 
 import io.fencepost.lock.spi.HandOver;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Optional;
 import java.util.UUID;
@@ -9,13 +8,12 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Per-key coordination inside one manager. Local callers line up in arrival order and only the head of the line
- * talks to the store, so the others wait without any store traffic. A release by a local holder can hand the
- * lease straight to the first waiter in line: one store statement instead of a release and an acquire, and no
- * window in which another process could slip in, unless other processes are waiting too (see
- * {@link #MAX_LOCAL_STREAK}).
+ * The callers of one manager waiting for one key, in arrival order. Only the head of the line talks to the store, so
+ * the others wait without any store traffic. A release by a local holder can hand the lease straight to the first
+ * waiter in line: one store statement instead of a release and an acquire, and no window in which another process
+ * could slip in, unless other processes are waiting too (see {@link #MAX_LOCAL_STREAK}).
  */
-final class KeyGate {
+final class WaiterLine {
 
     /**
      * How many hand-overs in a row may stay in this JVM while the store says that others (other processes) wait
@@ -25,20 +23,16 @@ final class KeyGate {
     static final int MAX_LOCAL_STREAK = 3;
 
     /**
-     * After freeing a key for waiters elsewhere, how long the local head of the line holds back before trying
-     * again: enough for a remote waiter to be woken by the store's notification and send its acquire (about 3 ms
-     * on the benchmark machine, where a NOTIFY alone takes 1 to 2.5 ms to arrive). The remote process then keeps
-     * the key for a time slice of about this length, since its hand-overs do not count as contended until our
-     * waiter has asked again: longer slices raise throughput (fewer slow cross-process hand-offs) and lengthen the
-     * waits of the other process. 2, 5, 10 and 20 ms were measured (issue 8); 10 ms gave the best balance.
+     * After freeing a key for waiters elsewhere, how long the local head of the line holds back before trying again:
+     * long enough for a remote waiter to be woken by the store's notification and send its acquire. The remote
+     * process then keeps the key for a time slice of about this length, since its hand-overs do not count as
+     * contended until our waiter has asked again: a longer hold-back raises throughput (fewer slow cross-process
+     * hand-offs) and lengthens the other process's waits. docs/benchmarks.md compares the values tried.
      */
     static final long COURTESY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     /** Wake-ups for the head of the line: a local release, a lost lease, or a store push. */
     private final Semaphore wakeUps = new Semaphore(0);
-
-    /** Threads currently using this gate; guarded by the manager's map operations. */
-    int users;
 
     /** Callers in arrival order; the first one has the turn. Guarded by {@code this}. */
     private final ArrayDeque<Waiter> line = new ArrayDeque<>();
@@ -54,8 +48,8 @@ final class KeyGate {
     /** One caller in the line, and the lease a releasing holder may hand to it. */
     static final class Waiter {
 
-        /** The lease time a handed-over lease gets; null for a caller that takes no hand-over. */
-        final Duration leaseTime;
+        /** The call a handed-over lease is granted to; null for a caller that takes no hand-over. */
+        final AcquireCall call;
 
         /**
          * The owner token a handed-over lease gets, made by the releasing thread when it claims this waiter (a
@@ -74,14 +68,14 @@ final class KeyGate {
         /** When the hand-over statement was sent (nanoTime): the new lease cannot have started earlier. */
         long sentNanos;
 
-        Waiter(Duration leaseTime) {
-            this.leaseTime = leaseTime;
+        Waiter(AcquireCall call) {
+            this.call = call;
         }
     }
 
-    /** Gets in line; {@code leaseTime} null for a caller that does not wait and so takes no hand-over. */
-    synchronized Waiter join(Duration leaseTime) {
-        Waiter waiter = new Waiter(leaseTime);
+    /** Gets in line; {@code call} null for a caller that does not wait and so takes no hand-over. */
+    synchronized Waiter join(AcquireCall call) {
+        Waiter waiter = new Waiter(call);
         line.addLast(waiter);
         return waiter;
     }
@@ -123,7 +117,7 @@ final class KeyGate {
      */
     synchronized Waiter claim() {
         for (Waiter waiter : line) {
-            if (waiter.leaseTime != null && !waiter.claimed) {
+            if (waiter.call != null && !waiter.claimed) {
                 if (localStreak >= MAX_LOCAL_STREAK) {
                     localStreak = 0;
                     courtesyPending = true;

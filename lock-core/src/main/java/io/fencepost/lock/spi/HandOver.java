@@ -3,7 +3,7 @@ package io.fencepost.lock.spi;
 import java.util.Objects;
 
 /**
- * The outcome of a successful {@link LeaseStore#handOver}: the new grant, and whether somebody else (a waiter the
+ * The outcome of a successful {@link LeaseHandOver#handOver}: the new grant, and whether somebody else (a waiter the
  * store knows of, typically in another process) was waiting for the key when it changed hands.
  *
  * @param granted the new grant: a fresh fencing token and lease

@@ -17,8 +17,13 @@ public interface LockListener {
     /** A lease was granted after waiting {@code waited} (a reentrant hold is not reported). */
     default void acquired(String name, Lease lease, Duration waited) {}
 
-    /** The key stayed busy for the whole wait. */
-    default void notAcquired(String name, String key, Duration waited) {}
+    /**
+     * The key stayed busy for the whole wait.
+     *
+     * @param skipped whether the caller skips its work rather than failing
+     *     ({@link io.fencepost.lock.LockOptions#skipsWhenBusy()}, as {@code @DistributedLock(onLocked = SKIP)} sets)
+     */
+    default void notAcquired(String name, String key, Duration waited, boolean skipped) {}
 
     /** Acquisition failed because the store failed. */
     default void acquireFailed(String name, String key, Duration waited, RuntimeException failure) {}

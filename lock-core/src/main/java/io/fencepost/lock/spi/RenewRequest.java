@@ -15,7 +15,7 @@ public record RenewRequest(String key, String ownerToken, Duration leaseTime) {
     public RenewRequest {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(ownerToken, "ownerToken");
-        Objects.requireNonNull(leaseTime, "leaseTime");
+        AcquireRequest.requirePositive(leaseTime, "lease time", key);
     }
 
     @Override

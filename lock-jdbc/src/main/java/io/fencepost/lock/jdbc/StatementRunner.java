@@ -2,27 +2,36 @@ package io.fencepost.lock.jdbc;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.Executor;
 import javax.sql.DataSource;
 
 /**
- * Runs one lock statement on its own connection, in its own autocommit transaction, within the statement
- * timeout; turns every {@link SQLException} into a {@link io.fencepost.lock.LockStoreException}.
+ * Runs one lock statement on its own connection, in its own autocommit transaction, within the statement timeout;
+ * turns every {@link SQLException} into a {@link io.fencepost.lock.LockStoreException}.
  *
- * <p>The statement never joins a transaction of the caller: a connection handed out with autocommit off is
- * switched to autocommit for the statement and switched back afterwards. (A {@code DataSource} that hands out
- * the caller's own transactional connection, such as Spring's {@code TransactionAwareDataSourceProxy}, defeats
- * this; give fencepost the plain pool.)
+ * <p>The statement never joins a transaction of the caller: a connection handed out with autocommit off is switched
+ * to autocommit for the statement and switched back afterwards. (A {@code DataSource} that hands out the caller's own
+ * transactional connection, such as Spring's {@code TransactionAwareDataSourceProxy}, defeats this; give fencepost
+ * the plain pool.)
  */
 final class StatementRunner {
 
-    /** The statement of one lock call, prepared and ready for its parameters. */
+    /** The values of a statement's named parameters, made on its connection (for arrays). */
     @FunctionalInterface
-    interface StatementWork<T> {
-        T execute(PreparedStatement statement) throws SQLException;
+    interface Parameters {
+        Map<String, ?> on(Connection connection) throws SQLException;
+    }
+
+    /** Reads the rows a statement returned. */
+    @FunctionalInterface
+    interface RowReader<T> {
+        T read(ResultSet rows) throws SQLException;
     }
 
     private static final System.Logger LOG = System.getLogger(StatementRunner.class.getName());
@@ -38,32 +47,79 @@ final class StatementRunner {
 
     private final int networkTimeoutMillis;
 
+    /**
+     * @throws IllegalArgumentException for a non-positive timeout
+     */
     StatementRunner(DataSource dataSource, Duration statementTimeout) {
-        this.dataSource = dataSource;
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        if (statementTimeout == null || statementTimeout.isNegative() || statementTimeout.isZero()) {
+            throw new IllegalArgumentException("statement timeout must be positive, was " + statementTimeout);
+        }
         this.statementTimeout = statementTimeout;
         // JDBC takes int timeouts; about 24 days is as long as any lock statement could sensibly wait.
         Duration capped = statementTimeout.compareTo(MAX_TIMEOUT) > 0 ? MAX_TIMEOUT : statementTimeout;
-        // The network timeout bounds the call: it works when the server is unreachable too. There is no query
-        // timeout: it could only fire after the network timeout, which already ends the call, and the driver arms
-        // a timer task for it on every statement (about 15 µs per statement on the benchmark machine, issue 8).
+        // The network timeout bounds the call, also when the server is unreachable. There is no query timeout: it
+        // could only fire after the network timeout, which already ends the call, and the driver would arm a timer
+        // task for it on every statement.
         this.networkTimeoutMillis = (int) Math.max(1, ceilMillis(capped));
     }
 
+    /** The timeout of one statement, in milliseconds. */
+    int timeoutMillis() {
+        return networkTimeoutMillis;
+    }
+
     /**
-     * Runs {@code sql} with {@code work}.
+     * Runs {@code statement} with {@code parameters} and reads its rows with {@code reader}.
      *
      * @param action what is attempted, for the error message, such as {@code acquire lock 'k'}
      * @param secrets owner tokens that must be kept out of any error
      */
-    <T> T run(String action, List<String> secrets, String sql, StatementWork<T> work) {
+    <T> T run(
+            String action,
+            List<String> secrets,
+            NamedStatement statement,
+            Map<String, ?> parameters,
+            RowReader<T> reader) {
+        return run(action, secrets, statement, connection -> parameters, reader);
+    }
+
+    /** As {@link #run(String, List, NamedStatement, Map, RowReader)}, with parameters made on the connection. */
+    <T> T run(
+            String action, List<String> secrets, NamedStatement statement, Parameters parameters, RowReader<T> reader) {
+        return withConnection(action, secrets, connection -> query(connection, statement, parameters, reader));
+    }
+
+    /** Work on one connection of the pool, in autocommit mode, each statement bounded by the statement timeout. */
+    @FunctionalInterface
+    interface ConnectionWork<T> {
+        T on(Connection connection) throws SQLException;
+    }
+
+    /**
+     * Runs {@code work} on a connection of its own, in autocommit mode and within the statement timeout per
+     * statement; the connection's settings are restored afterwards.
+     */
+    <T> T withConnection(String action, List<String> secrets, ConnectionWork<T> work) {
         try (Connection connection = dataSource.getConnection()) {
-            return runOn(connection, sql, work);
+            return runOn(connection, work);
         } catch (SQLException e) {
             throw StoreFailures.translate(action, e, statementTimeout, secrets);
         }
     }
 
-    private <T> T runOn(Connection connection, String sql, StatementWork<T> work) throws SQLException {
+    /** Runs one statement on {@code connection} and reads its rows. */
+    static <T> T query(Connection connection, NamedStatement named, Parameters parameters, RowReader<T> reader)
+            throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(named.jdbcSql())) {
+            named.bind(statement, parameters.on(connection));
+            try (ResultSet rows = statement.executeQuery()) {
+                return reader.read(rows);
+            }
+        }
+    }
+
+    private <T> T runOn(Connection connection, ConnectionWork<T> work) throws SQLException {
         boolean callerAutoCommit = connection.getAutoCommit();
         if (!callerAutoCommit) {
             connection.setAutoCommit(true);
@@ -72,9 +128,7 @@ final class StatementRunner {
         T result;
         try {
             connection.setNetworkTimeout(DIRECT, networkTimeoutMillis);
-            try (PreparedStatement statement = connection.prepareStatement(sql)) {
-                result = work.execute(statement);
-            }
+            result = work.on(connection);
         } catch (SQLException | RuntimeException e) {
             try {
                 restore(connection, callerAutoCommit, callerNetworkTimeout);
@@ -86,8 +140,8 @@ final class StatementRunner {
         try {
             restore(connection, callerAutoCommit, callerNetworkTimeout);
         } catch (SQLException e) {
-            // The statement has committed: report its outcome. The connection goes back to its pool, which
-            // resets or evicts it; failing here would turn a granted lease into an error for nothing.
+            // The statement has committed: report its outcome. The connection goes back to its pool, which resets or
+            // evicts it; failing here would turn a granted lease into an error for nothing.
             LOG.log(
                     System.Logger.Level.WARNING,
                     "could not restore the connection's autocommit and network timeout after a lock statement"
@@ -101,6 +155,38 @@ final class StatementRunner {
         connection.setNetworkTimeout(DIRECT, networkTimeout);
         if (!autoCommit) {
             connection.setAutoCommit(false);
+        }
+    }
+
+    /**
+     * {@code duration} in whole milliseconds, rounded up, as the statements bind it.
+     *
+     * @throws IllegalArgumentException when it is not positive, or too long to count
+     */
+    static long millis(Duration duration, String what, String key) {
+        requirePositive(duration, what, key);
+        try {
+            return ceilMillis(duration);
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException(what + " is too long, was " + duration + " (key '" + key + "')", e);
+        }
+    }
+
+    /** {@code duration} in whole microseconds (the database clock's resolution), rounded up. */
+    static long micros(Duration duration, String what, String key) {
+        requirePositive(duration, what, key);
+        try {
+            return Math.addExact(
+                    Math.multiplyExact(duration.getSeconds(), 1_000_000L), (duration.getNano() + 999) / 1_000);
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException(what + " is too long, was " + duration + " (key '" + key + "')", e);
+        }
+    }
+
+    private static void requirePositive(Duration duration, String what, String key) {
+        Objects.requireNonNull(duration, what);
+        if (duration.isNegative() || duration.isZero()) {
+            throw new IllegalArgumentException(what + " must be positive, was " + duration + " (key '" + key + "')");
         }
     }
 

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Step 5 of the design walk-through, reproduced on PostgreSQL: A holds the lock, stops renewing and pauses past
+ * The paused-holder failure, reproduced on PostgreSQL: A holds the lock, stops renewing and pauses past
  * its lease (a GC pause); B takes over and writes; A wakes and writes with its stale token. With the fencing
  * guard A's write is refused and B's stands; without it, B's update is lost.
  */

@@ -4,9 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.HandOver;
+import io.fencepost.lock.spi.HandOverRequest;
 import io.fencepost.lock.spi.LeaseStore;
+import io.fencepost.lock.spi.QueueTicket;
+import io.fencepost.lock.spi.ReleaseRequest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -172,7 +176,8 @@ class FencingTokenOrderTest {
         // A holds the key; for a takeover, A's lease runs out first.
         boolean aExpires = stalledPath == GrantPath.TAKEOVER || other == GrantPath.TAKEOVER;
         String ownerA = owner();
-        grantsInOrder.add(granted(storeA.tryAcquire(key, ownerA, "a", aExpires ? SHORT : LONG, false)));
+        grantsInOrder.add(
+                granted(storeA.acquire(new AcquireRequest(key, ownerA, "a", aExpires ? SHORT : LONG, false))));
         if (stalledPath == GrantPath.TAKEOVER) {
             awaitFree(key);
         }
@@ -180,11 +185,13 @@ class FencingTokenOrderTest {
         // The stalled statement draws its token and parks.
         String ownerS = owner();
         Future<Optional<AcquireResult.Granted>> s = clients.submit(() -> switch (stalledPath) {
-            case ACQUIRE -> grant(stalled.tryAcquire(key, ownerS, "stalled", LONG, true));
+            case ACQUIRE -> grant(stalled.acquire(new AcquireRequest(key, ownerS, "stalled", LONG, true)));
             case FAIR -> grant(fairAcquire(stalled, key, ownerS, "stalled", LONG));
-            case TAKEOVER -> grant(stalled.tryAcquire(key, ownerS, "stalled-at-update", LONG, true));
+            case TAKEOVER -> grant(stalled.acquire(new AcquireRequest(key, ownerS, "stalled-at-update", LONG, true)));
             case HAND_OVER ->
-                stalled.handOver(key, ownerA, ownerS, "stalled-at-update", LONG).map(HandOver::granted);
+                stalled.handOver(new HandOverRequest(
+                                ownerA, new AcquireRequest(key, ownerS, "stalled-at-update", LONG, true)))
+                        .map(HandOver::granted);
         });
         awaitWaitingOnALock("fencepost-stalled");
 
@@ -193,7 +200,8 @@ class FencingTokenOrderTest {
         if (!stalledHoldsTheRow) {
             switch (other) {
                 case ACQUIRE, FAIR ->
-                    assertThat(storeA.release(key, ownerA, Duration.ZERO)).isTrue();
+                    assertThat(storeA.release(new ReleaseRequest(key, ownerA, Duration.ZERO)))
+                            .isTrue();
                 case TAKEOVER -> awaitFree(key);
                 case HAND_OVER -> {
                     // A's release is the interloper: it hands the lease to a waiter of A's client.
@@ -203,11 +211,13 @@ class FencingTokenOrderTest {
         Duration otherLease = letGo == LetGo.EXPIRY ? SHORT : LONG;
         String ownerO = owner();
         Future<Optional<AcquireResult.Granted>> o = clients.submit(() -> switch (other) {
-            case ACQUIRE, TAKEOVER -> grant(interloper.tryAcquire(key, ownerO, "interloper", otherLease, true));
+            case ACQUIRE, TAKEOVER ->
+                grant(interloper.acquire(new AcquireRequest(key, ownerO, "interloper", otherLease, true)));
             case FAIR -> grant(fairAcquire(interloper, key, ownerO, "interloper", otherLease));
             case HAND_OVER ->
                 interloper
-                        .handOver(key, ownerA, ownerO, "interloper", otherLease)
+                        .handOver(new HandOverRequest(
+                                ownerA, new AcquireRequest(key, ownerO, "interloper", otherLease, true)))
                         .map(HandOver::granted);
         });
         await().atMost(Duration.ofSeconds(20))
@@ -219,7 +229,8 @@ class FencingTokenOrderTest {
             // key past a token drawn before its own. Its holder lets go, and the stalled statement may win.
             grantsInOrder.add(o.get().get().fencingToken());
             if (letGo == LetGo.RELEASE) {
-                assertThat(interloper.release(key, ownerO, Duration.ZERO)).isTrue();
+                assertThat(interloper.release(new ReleaseRequest(key, ownerO, Duration.ZERO)))
+                        .isTrue();
             } else {
                 awaitFree(key);
             }
@@ -235,7 +246,7 @@ class FencingTokenOrderTest {
 
         // Whoever holds the key now lets go, and one more grant shows where the sequence stands.
         admin.forceRelease(key);
-        grantsInOrder.add(granted(admin.tryAcquire(key, owner(), "last", LONG, false)));
+        grantsInOrder.add(granted(admin.acquire(new AcquireRequest(key, owner(), "last", LONG, false))));
 
         assertThat(grantsInOrder)
                 .as("fencing tokens of the key's grants, in grant order")
@@ -255,14 +266,16 @@ class FencingTokenOrderTest {
         List<Long> grantsInOrder = new ArrayList<>();
         String earlier = owner();
         grantsInOrder.add(naiveAcquire(clientB, key, earlier, "earlier"));
-        assertThat(storeB.release(key, earlier, Duration.ZERO)).isTrue();
+        assertThat(storeB.release(new ReleaseRequest(key, earlier, Duration.ZERO)))
+                .isTrue();
 
         Future<Long> a = clients.submit(() -> naiveAcquire(clientA, key, owner(), "stalled"));
         awaitWaitingOnALock("fencepost-client-a");
         // While A sits on its drawn token, B acquires and releases the key.
         String ownerB = owner();
         grantsInOrder.add(naiveAcquire(clientB, key, ownerB, "b"));
-        assertThat(storeB.release(key, ownerB, Duration.ZERO)).isTrue();
+        assertThat(storeB.release(new ReleaseRequest(key, ownerB, Duration.ZERO)))
+                .isTrue();
         openGate();
         grantsInOrder.add(a.get(30, TimeUnit.SECONDS));
 
@@ -275,9 +288,8 @@ class FencingTokenOrderTest {
 
     private static AcquireResult fairAcquire(
             PostgresLeaseStore store, String key, String owner, String holder, Duration leaseTime) {
-        String waiter = owner();
-        long ticket = store.enqueue(key, waiter, TICKET_TTL);
-        return store.tryAcquireFair(key, owner, holder, leaseTime, waiter, ticket, TICKET_TTL);
+        QueueTicket ticket = store.enqueue(key, owner(), TICKET_TTL);
+        return store.acquireInTurn(new AcquireRequest(key, owner, holder, leaseTime, true), ticket);
     }
 
     private void openGate() throws SQLException {

@@ -44,13 +44,9 @@ class HandOffTest {
     @RegisterExtension
     final CloseAfterEach closer = new CloseAfterEach();
 
-    private <T extends AutoCloseable> T closeLater(T closeable) {
-        return closer.add(closeable);
-    }
-
     @Test
     void aWaiterInAnotherJvmAcquiresWithinMillisecondsOfARelease() throws Exception {
-        PostgresLockManager holder = closeLater(PostgresLockManager.create(db.dataSource()));
+        PostgresLockManager holder = closer.add(PostgresLockManager.create(db.dataSource()));
         String key = "handoff:jvm";
         Process worker = new ProcessBuilder(
                         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -61,7 +57,7 @@ class HandOffTest {
                         key)
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();
-        closeLater(worker::destroyForcibly);
+        closer.add(worker::destroyForcibly);
         BufferedReader fromWorker =
                 new BufferedReader(new InputStreamReader(worker.getInputStream(), StandardCharsets.UTF_8));
         PrintWriter toWorker =
@@ -98,8 +94,8 @@ class HandOffTest {
 
     @Test
     void aLostNotificationStillEndsInAcquisitionWithinTheFallbackBound() throws Exception {
-        PostgresLockManager holder = closeLater(PostgresLockManager.create(db.dataSource()));
-        PostgresLockManager waiter = closeLater(PostgresLockManager.create(db.dataSource()));
+        PostgresLockManager holder = closer.add(PostgresLockManager.create(db.dataSource()));
+        PostgresLockManager waiter = closer.add(PostgresLockManager.create(db.dataSource()));
         String key = "handoff:lost";
         Lease lease = holder.acquire(key, HOLD);
         ExecutorService thread = Executors.newSingleThreadExecutor();
@@ -128,10 +124,10 @@ class HandOffTest {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(db.jdbcUrl());
         config.setMaximumPoolSize(10);
-        HikariDataSource pool = closeLater(new HikariDataSource(config));
+        HikariDataSource pool = closer.add(new HikariDataSource(config));
         CheckoutTracker tracker = new CheckoutTracker(pool);
-        PostgresLockManager holder = closeLater(PostgresLockManager.create(db.dataSource()));
-        PostgresLockManager waiters = closeLater(PostgresLockManager.create(tracker));
+        PostgresLockManager holder = closer.add(PostgresLockManager.create(db.dataSource()));
+        PostgresLockManager waiters = closer.add(PostgresLockManager.create(tracker));
         String key = "handoff:fifty";
         Lease lease = holder.acquire(key, HOLD);
         ExecutorService threads = Executors.newFixedThreadPool(50);

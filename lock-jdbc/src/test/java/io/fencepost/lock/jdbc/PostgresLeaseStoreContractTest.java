@@ -1,14 +1,16 @@
 package io.fencepost.lock.jdbc;
 
+import io.fencepost.lock.contract.FairQueueContract;
+import io.fencepost.lock.contract.LeaseHandOverContract;
+import io.fencepost.lock.contract.LeaseStoreContract;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
 import io.fencepost.lock.spi.LeaseStore;
-import io.fencepost.lock.spi.LeaseStoreContractTest;
 import java.time.Duration;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The {@link LeaseStore} contract, run against PostgreSQL. */
-class PostgresLeaseStoreContractTest extends LeaseStoreContractTest {
+class PostgresLeaseStoreContractTest extends LeaseStoreContract implements LeaseHandOverContract, FairQueueContract {
 
     @RegisterExtension
     static final PostgresTestDatabase db = new PostgresTestDatabase(20);

@@ -8,7 +8,9 @@ import static org.awaitility.Awaitility.await;
 import io.fencepost.lock.LeaseInfo;
 import io.fencepost.lock.LockStoreException;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
+import io.fencepost.lock.spi.ReleaseRequest;
 import io.fencepost.lock.spi.RenewRequest;
 import java.io.IOException;
 import java.lang.reflect.Proxy;
@@ -59,7 +61,7 @@ class PostgresLeaseStoreTest {
     }
 
     private static AcquireResult.Granted grant(String key, String owner, String holder, Duration leaseTime) {
-        AcquireResult result = store.tryAcquire(key, owner, holder, leaseTime);
+        AcquireResult result = store.acquire(new AcquireRequest(key, owner, holder, leaseTime, false));
         assertThat(result).isInstanceOf(AcquireResult.Granted.class);
         return (AcquireResult.Granted) result;
     }
@@ -67,7 +69,9 @@ class PostgresLeaseStoreTest {
     private static AcquireResult.Granted awaitTakeover(String key, String owner, String holder) {
         return (AcquireResult.Granted) await().atMost(Duration.ofSeconds(10))
                 .pollInterval(Duration.ofMillis(20))
-                .until(() -> store.tryAcquire(key, owner, holder, LONG), AcquireResult.Granted.class::isInstance);
+                .until(
+                        () -> store.acquire(new AcquireRequest(key, owner, holder, LONG, false)),
+                        AcquireResult.Granted.class::isInstance);
     }
 
     @Test
@@ -105,14 +109,18 @@ class PostgresLeaseStoreTest {
         }
         PostgresLeaseStore probed = new PostgresLeaseStore(db.dataSource(), "commit_probe", TIMEOUT);
         String key = key();
-        AcquireResult.Granted granted = (AcquireResult.Granted) probed.tryAcquire(key, owner(), "winner", LONG);
+        AcquireResult.Granted granted =
+                (AcquireResult.Granted) probed.acquire(new AcquireRequest(key, owner(), "winner", LONG, false));
         // a waiting loser marks the lease as waited for: a write, committed without waiting for the WAL flush
-        assertThat(probed.tryAcquire(key, owner(), "waiting loser", LONG, true)).isInstanceOf(AcquireResult.Busy.class);
+        assertThat(probed.acquire(new AcquireRequest(key, owner(), "waiting loser", LONG, true)))
+                .isInstanceOf(AcquireResult.Busy.class);
         String expired = key();
-        assertThat(probed.tryAcquire(expired, owner(), "short", SHORT)).isInstanceOf(AcquireResult.Granted.class);
+        assertThat(probed.acquire(new AcquireRequest(expired, owner(), "short", SHORT, false)))
+                .isInstanceOf(AcquireResult.Granted.class);
         // losing attempts that do not wait change no row: the probe sees nothing of them
         await().atMost(Duration.ofSeconds(10))
-                .until(() -> probed.tryAcquire(expired, owner(), "taker", LONG) instanceof AcquireResult.Granted);
+                .until(() -> probed.acquire(new AcquireRequest(expired, owner(), "taker", LONG, false))
+                        instanceof AcquireResult.Granted);
 
         List<String> modes = new ArrayList<>();
         try (Connection connection = db.dataSource().getConnection();
@@ -134,8 +142,9 @@ class PostgresLeaseStoreTest {
         grant(key, owner(), "a", Duration.ofSeconds(10));
 
         // A caller that does not wait learns only that the key is busy (its statement writes nothing).
-        assertThat(store.tryAcquire(key, owner(), "b", LONG, false)).isEqualTo(AcquireResult.Busy.unknown());
-        AcquireResult second = store.tryAcquire(key, owner(), "b", LONG, true);
+        assertThat(store.acquire(new AcquireRequest(key, owner(), "b", LONG, false)))
+                .isEqualTo(AcquireResult.Busy.unknown());
+        AcquireResult second = store.acquire(new AcquireRequest(key, owner(), "b", LONG, true));
 
         assertThat(second)
                 .isInstanceOfSatisfying(
@@ -165,10 +174,11 @@ class PostgresLeaseStoreTest {
         String owner = owner();
         grant(key, owner, "a", LONG);
 
-        assertThat(store.release(key, owner, Duration.ZERO)).isTrue();
+        assertThat(store.release(new ReleaseRequest(key, owner, Duration.ZERO))).isTrue();
 
         assertThat(store.inspect(key)).isEmpty();
-        assertThat(store.tryAcquire(key, owner(), "b", LONG)).isInstanceOf(AcquireResult.Granted.class);
+        assertThat(store.acquire(new AcquireRequest(key, owner(), "b", LONG, false)))
+                .isInstanceOf(AcquireResult.Granted.class);
     }
 
     @Test
@@ -177,8 +187,8 @@ class PostgresLeaseStoreTest {
         String owner = owner();
         grant(key, owner, "a", LONG);
 
-        assertThat(store.release(key, owner, Duration.ZERO)).isTrue();
-        assertThat(store.release(key, owner, Duration.ZERO)).isFalse();
+        assertThat(store.release(new ReleaseRequest(key, owner, Duration.ZERO))).isTrue();
+        assertThat(store.release(new ReleaseRequest(key, owner, Duration.ZERO))).isFalse();
     }
 
     @Test
@@ -187,8 +197,10 @@ class PostgresLeaseStoreTest {
         grant(key, owner(), "a", LONG);
         LeaseInfo before = store.inspect(key).orElseThrow();
 
-        assertThat(store.release(key, owner(), Duration.ZERO)).isFalse();
-        assertThat(store.release(key, owner(), Duration.ofSeconds(1))).isFalse();
+        assertThat(store.release(new ReleaseRequest(key, owner(), Duration.ZERO)))
+                .isFalse();
+        assertThat(store.release(new ReleaseRequest(key, owner(), Duration.ofSeconds(1))))
+                .isFalse();
 
         assertThat(store.inspect(key)).contains(before);
     }
@@ -200,7 +212,7 @@ class PostgresLeaseStoreTest {
         grant(key, owner, "a", SHORT);
         await().atMost(Duration.ofSeconds(10)).until(() -> store.inspect(key).isEmpty());
 
-        assertThat(store.release(key, owner, Duration.ZERO)).isFalse();
+        assertThat(store.release(new ReleaseRequest(key, owner, Duration.ZERO))).isFalse();
     }
 
     @Test
@@ -211,8 +223,9 @@ class PostgresLeaseStoreTest {
         AcquireResult.Granted fresh = awaitTakeover(key, owner(), "fresh");
         LeaseInfo before = store.inspect(key).orElseThrow();
 
-        assertThat(store.release(key, stale, Duration.ZERO)).isFalse();
-        assertThat(store.release(key, stale, Duration.ofSeconds(10))).isFalse();
+        assertThat(store.release(new ReleaseRequest(key, stale, Duration.ZERO))).isFalse();
+        assertThat(store.release(new ReleaseRequest(key, stale, Duration.ofSeconds(10))))
+                .isFalse();
 
         assertThat(store.inspect(key)).contains(before);
         assertThat(before.fencingToken()).isEqualTo(fresh.fencingToken());
@@ -297,15 +310,17 @@ class PostgresLeaseStoreTest {
         String owner = owner();
         AcquireResult.Granted granted = grant(key, owner, "a", LONG);
 
-        assertThat(store.release(key, owner, Duration.ofMillis(500))).isTrue();
+        assertThat(store.release(new ReleaseRequest(key, owner, Duration.ofMillis(500))))
+                .isTrue();
 
         LeaseInfo kept = store.inspect(key).orElseThrow();
         assertThat(kept.expiresAt()).isEqualTo(granted.acquiredAt().plusMillis(500));
         assertThat(kept.fencingToken()).isEqualTo(granted.fencingToken());
-        assertThat(store.tryAcquire(key, owner(), "b", LONG)).isInstanceOf(AcquireResult.Busy.class);
+        assertThat(store.acquire(new AcquireRequest(key, owner(), "b", LONG, false)))
+                .isInstanceOf(AcquireResult.Busy.class);
         // The owner token was replaced: neither a racing renewal nor a second release finds our row.
         assertThat(store.renew(List.of(new RenewRequest(key, owner, LONG)))).isEmpty();
-        assertThat(store.release(key, owner, Duration.ZERO)).isFalse();
+        assertThat(store.release(new ReleaseRequest(key, owner, Duration.ZERO))).isFalse();
         assertThat(store.inspect(key)).contains(kept);
         AcquireResult.Granted next = awaitTakeover(key, owner(), "b");
         assertThat(next.acquiredAt()).isAfterOrEqualTo(kept.expiresAt());
@@ -317,9 +332,11 @@ class PostgresLeaseStoreTest {
         String owner = owner();
         grant(key, owner, "a", LONG);
 
-        assertThat(store.release(key, owner, Duration.ofNanos(1))).isTrue();
+        assertThat(store.release(new ReleaseRequest(key, owner, Duration.ofNanos(1))))
+                .isTrue();
 
-        assertThat(store.tryAcquire(key, owner(), "b", LONG)).isInstanceOf(AcquireResult.Granted.class);
+        assertThat(store.acquire(new AcquireRequest(key, owner(), "b", LONG, false)))
+                .isInstanceOf(AcquireResult.Granted.class);
     }
 
     @Test
@@ -328,7 +345,8 @@ class PostgresLeaseStoreTest {
         String owner = owner();
         AcquireResult.Granted granted = grant(key, owner, "a", Duration.ofSeconds(30));
 
-        assertThat(store.release(key, owner, Duration.ofMinutes(10))).isTrue();
+        assertThat(store.release(new ReleaseRequest(key, owner, Duration.ofMinutes(10))))
+                .isTrue();
 
         assertThat(store.inspect(key).orElseThrow().expiresAt())
                 .isEqualTo(granted.acquiredAt().plus(Duration.ofMinutes(10)));
@@ -341,7 +359,8 @@ class PostgresLeaseStoreTest {
         grant(key, owner, "a", SHORT);
         await().atMost(Duration.ofSeconds(10)).until(() -> store.inspect(key).isEmpty());
 
-        assertThat(store.release(key, owner, Duration.ofSeconds(10))).isFalse();
+        assertThat(store.release(new ReleaseRequest(key, owner, Duration.ofSeconds(10))))
+                .isFalse();
     }
 
     @Test
@@ -352,7 +371,8 @@ class PostgresLeaseStoreTest {
             String owner = owner();
             tokens.add(grant(key, owner, "a", LONG).fencingToken());
             tokens.add(grant(key(), owner(), "b", LONG).fencingToken());
-            assertThat(store.release(key, owner, Duration.ZERO)).isTrue();
+            assertThat(store.release(new ReleaseRequest(key, owner, Duration.ZERO)))
+                    .isTrue();
         }
         tokens.add(grant(key, owner(), "a", SHORT).fencingToken());
         tokens.add(awaitTakeover(key, owner(), "b").fencingToken());
@@ -368,8 +388,7 @@ class PostgresLeaseStoreTest {
                 "\"quoted\" $1 ? %s %_ \\ \n\t",
                 "ключ-鍵-ключ".repeat(23),
                 "🔒".repeat(255),
-                "ж".repeat(255),
-                " ");
+                "ж".repeat(255));
         for (String key : keys) {
             String owner = owner();
             String holder = "holder '"
@@ -383,7 +402,8 @@ class PostgresLeaseStoreTest {
             assertThat(info.holder()).isEqualTo(holder);
             assertThat(info.fencingToken()).isEqualTo(granted.fencingToken());
             assertThat(store.renew(List.of(new RenewRequest(key, owner, LONG)))).containsOnlyKeys(key);
-            assertThat(store.release(key, owner, Duration.ZERO)).isTrue();
+            assertThat(store.release(new ReleaseRequest(key, owner, Duration.ZERO)))
+                    .isTrue();
         }
         assertThat(countRows("'; drop table distributed_lock; --")).isZero();
     }
@@ -399,10 +419,10 @@ class PostgresLeaseStoreTest {
     @Test
     void keysThePostgresColumnCannotHoldAreRejectedBeforeTheDatabase() {
         assertThatIllegalArgumentException()
-                .isThrownBy(() -> store.tryAcquire("a\0b", owner(), "a", LONG))
+                .isThrownBy(() -> store.acquire(new AcquireRequest("a\0b", owner(), "a", LONG, false)))
                 .withMessageContaining("NUL");
         assertThatIllegalArgumentException()
-                .isThrownBy(() -> store.tryAcquire("k".repeat(256), owner(), "a", LONG))
+                .isThrownBy(() -> store.acquire(new AcquireRequest("k".repeat(256), owner(), "a", LONG, false)))
                 .withMessageContaining("256 characters");
     }
 
@@ -411,8 +431,10 @@ class PostgresLeaseStoreTest {
         String key = key();
         grant(key, "not-a-uuid", "a", LONG);
 
-        assertThat(store.release(key, "another-token", Duration.ZERO)).isFalse();
-        assertThat(store.release(key, "not-a-uuid", Duration.ZERO)).isTrue();
+        assertThat(store.release(new ReleaseRequest(key, "another-token", Duration.ZERO)))
+                .isFalse();
+        assertThat(store.release(new ReleaseRequest(key, "not-a-uuid", Duration.ZERO)))
+                .isTrue();
     }
 
     @Test
@@ -426,13 +448,13 @@ class PostgresLeaseStoreTest {
         PostgresLeaseStore offline = new PostgresLeaseStore(unreachable, "distributed_lock", TIMEOUT);
         String owner = owner();
 
-        assertThatThrownBy(() -> offline.tryAcquire("k", owner, "a", LONG))
+        assertThatThrownBy(() -> offline.acquire(new AcquireRequest("k", owner, "a", LONG, false)))
                 .isInstanceOf(LockStoreException.class)
                 .hasMessageStartingWith("could not acquire lock 'k': the lock store failed (SQLState 08001)")
                 .hasMessageContaining("check the database connection")
                 .message()
                 .doesNotContain(owner);
-        assertThatThrownBy(() -> offline.release("k", owner, Duration.ZERO))
+        assertThatThrownBy(() -> offline.release(new ReleaseRequest("k", owner, Duration.ZERO)))
                 .isInstanceOf(LockStoreException.class)
                 .hasMessageStartingWith("could not release lock 'k'");
         assertThatThrownBy(() -> offline.renew(List.of(new RenewRequest("k", owner, LONG))))
@@ -447,7 +469,7 @@ class PostgresLeaseStoreTest {
     void aMissingTableFailsWithAStoreErrorThatSaysHowToCreateIt() {
         PostgresLeaseStore missing = new PostgresLeaseStore(db.dataSource(), "never_created", TIMEOUT);
 
-        assertThatThrownBy(() -> missing.tryAcquire("k", owner(), "a", LONG))
+        assertThatThrownBy(() -> missing.acquire(new AcquireRequest("k", owner(), "a", LONG, false)))
                 .isInstanceOf(LockStoreException.class)
                 .hasMessageContaining("could not acquire lock 'k'")
                 .hasMessageContaining("SQLState 42P01")
@@ -468,7 +490,7 @@ class PostgresLeaseStoreTest {
             lock.execute();
             long start = System.nanoTime();
 
-            assertThatThrownBy(() -> impatient.tryAcquire(key, owner(), "a", LONG))
+            assertThatThrownBy(() -> impatient.acquire(new AcquireRequest(key, owner(), "a", LONG, false)))
                     .isInstanceOf(LockStoreException.class)
                     .hasMessageContaining("could not acquire lock '" + key + "'")
                     .hasMessageContaining("statement timeout");
@@ -487,7 +509,8 @@ class PostgresLeaseStoreTest {
                     new PostgresLeaseStore(singleConnection(raw, handedOut), "distributed_lock", TIMEOUT);
             String key = key();
 
-            assertThat(onThatConnection.tryAcquire(key, owner(), "a", LONG)).isInstanceOf(AcquireResult.Granted.class);
+            assertThat(onThatConnection.acquire(new AcquireRequest(key, owner(), "a", LONG, false)))
+                    .isInstanceOf(AcquireResult.Granted.class);
 
             assertThat(handedOut).hasValue(1);
             assertThat(raw.getAutoCommit()).isFalse();
@@ -508,7 +531,8 @@ class PostgresLeaseStoreTest {
                 work.execute();
             }
 
-            assertThat(store.tryAcquire(key, owner(), "a", LONG)).isInstanceOf(AcquireResult.Granted.class);
+            assertThat(store.acquire(new AcquireRequest(key, owner(), "a", LONG, false)))
+                    .isInstanceOf(AcquireResult.Granted.class);
 
             assertThat(countRows(key)).isOne();
             caller.rollback();

@@ -13,8 +13,10 @@ import io.fencepost.lock.jdbc.test.CloseAfterEach;
 import io.fencepost.lock.jdbc.test.CountingDataSource;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
 import io.fencepost.lock.jdbc.test.TcpProxy;
+import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.LockListener;
+import io.fencepost.lock.spi.ReleaseRequest;
 import io.fencepost.lock.spi.RenewRequest;
 import java.net.URI;
 import java.sql.Connection;
@@ -51,12 +53,8 @@ class RenewalTest {
     @RegisterExtension
     final CloseAfterEach closer = new CloseAfterEach();
 
-    private <T extends AutoCloseable> T closeLater(T closeable) {
-        return closer.add(closeable);
-    }
-
     private PostgresLockManager manager() {
-        return closeLater(PostgresLockManager.builder(db.dataSource()).build());
+        return closer.add(PostgresLockManager.builder(db.dataSource()).build());
     }
 
     private static String key() {
@@ -125,13 +123,13 @@ class RenewalTest {
     @Test
     void withTheDatabaseUnreachableTheHolderLearnsOfTheLossBeforeTheDatabaseSideExpiry() throws Exception {
         URI uri = URI.create(db.jdbcUrl().substring("jdbc:".length()));
-        TcpProxy proxy = closeLater(new TcpProxy(uri.getHost(), uri.getPort()));
+        TcpProxy proxy = closer.add(new TcpProxy(uri.getHost(), uri.getPort()));
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(db.jdbcUrl().replaceFirst(":" + uri.getPort() + "/", ":" + proxy.port() + "/"));
         config.setMaximumPoolSize(3);
         config.setConnectionTimeout(500);
-        HikariDataSource throughProxy = closeLater(new HikariDataSource(config));
-        PostgresLockManager holder = closeLater(PostgresLockManager.builder(throughProxy)
+        HikariDataSource throughProxy = closer.add(new HikariDataSource(config));
+        PostgresLockManager holder = closer.add(PostgresLockManager.builder(throughProxy)
                 .statementTimeout(Duration.ofMillis(500))
                 .build());
         String key = key();
@@ -167,9 +165,9 @@ class RenewalTest {
         HikariConfig config = new HikariConfig();
         config.setDataSource(counting);
         config.setMaximumPoolSize(8);
-        HikariDataSource pool = closeLater(new HikariDataSource(config));
+        HikariDataSource pool = closer.add(new HikariDataSource(config));
         AtomicInteger renewed = new AtomicInteger();
-        PostgresLockManager holder = closeLater(PostgresLockManager.builder(pool)
+        PostgresLockManager holder = closer.add(PostgresLockManager.builder(pool)
                 .listener(new LockListener() {
                     @Override
                     public void renewed(String name, Lease lease) {
@@ -240,7 +238,7 @@ class RenewalTest {
                 new PostgresLeaseStore(db.dataSource(), "distributed_lock", Duration.ofSeconds(5));
         PostgresLockManager.create(db.dataSource()).close();
         RacingStore racing = new RacingStore(postgres);
-        DefaultLockManager locks = closeLater(DefaultLockManager.builder(racing).build());
+        DefaultLockManager locks = closer.add(DefaultLockManager.builder(racing).build());
         LockManager observer = manager();
         int iterations = 1_000;
         int raced = 0;
@@ -314,9 +312,8 @@ class RenewalTest {
         }
 
         @Override
-        public io.fencepost.lock.spi.AcquireResult tryAcquire(
-                String key, String ownerToken, String holder, Duration leaseTime) {
-            return delegate.tryAcquire(key, ownerToken, holder, leaseTime);
+        public io.fencepost.lock.spi.AcquireResult acquire(AcquireRequest request) {
+            return delegate.acquire(request);
         }
 
         @Override
@@ -337,8 +334,13 @@ class RenewalTest {
         }
 
         @Override
-        public boolean release(String key, String ownerToken, Duration minHoldTime) {
-            return delegate.release(key, ownerToken, minHoldTime);
+        public boolean release(ReleaseRequest request) {
+            return delegate.release(request);
+        }
+
+        @Override
+        public Subscription subscribe(String key, Runnable wakeUp) {
+            return delegate.subscribe(key, wakeUp);
         }
 
         @Override

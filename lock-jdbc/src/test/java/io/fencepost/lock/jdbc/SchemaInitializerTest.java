@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
 import java.io.IOException;
 import java.io.InputStream;
@@ -87,7 +88,8 @@ class SchemaInitializerTest {
 
         assertThat(relations(schema)).contains("user:r", "user_fence_seq:S");
         PostgresLeaseStore store = new PostgresLeaseStore(schema, "user", Duration.ofSeconds(5));
-        assertThat(store.tryAcquire("k", UUID.randomUUID().toString(), "a", Duration.ofSeconds(5)))
+        assertThat(store.acquire(
+                        new AcquireRequest("k", UUID.randomUUID().toString(), "a", Duration.ofSeconds(5), false)))
                 .isInstanceOf(AcquireResult.Granted.class);
     }
 

@@ -12,11 +12,10 @@ class StoreFailuresTest {
 
     @Test
     void namesTheOperationTheSqlStateAndTheFix() {
-        LockStoreException e = StoreFailures.translate(
+        LockStoreException e = translate(
                 "acquire lock 'k'",
                 new SQLException("Connection refused", "08001"),
-                Duration.ofSeconds(5),
-                StoreFailures.secretsOf(UUID.randomUUID().toString()));
+                UUID.randomUUID().toString());
 
         assertThat(e)
                 .hasMessage("could not acquire lock 'k': the lock store failed (SQLState 08001): Connection refused;"
@@ -25,11 +24,8 @@ class StoreFailuresTest {
 
     @Test
     void aMissingTableTellsHowToCreateIt() {
-        LockStoreException e = StoreFailures.translate(
-                "release lock 'k'",
-                new SQLException("relation \"distributed_lock\" does not exist", "42P01"),
-                Duration.ofSeconds(5),
-                StoreFailures.secretsOf("owner"));
+        LockStoreException e = translate(
+                "release lock 'k'", new SQLException("relation \"distributed_lock\" does not exist", "42P01"), "owner");
 
         assertThat(e.getMessage()).contains("SQLState 42P01", "SchemaMode.CREATE", "schema-postgresql.sql");
     }
@@ -39,8 +35,7 @@ class StoreFailuresTest {
         String token = UUID.randomUUID().toString();
         SQLException failure = new SQLException("Failing row contains (k, " + token + ", h).", "23502");
 
-        LockStoreException e = StoreFailures.translate(
-                "acquire lock 'k'", failure, Duration.ofSeconds(5), StoreFailures.secretsOf(token));
+        LockStoreException e = translate("acquire lock 'k'", failure, token);
 
         assertThat(e.getMessage()).doesNotContain(token).contains("<owner token>");
         assertThat(e.getCause()).isInstanceOf(SQLException.class).isNotSameAs(failure);
@@ -57,5 +52,10 @@ class StoreFailuresTest {
 
         assertThat(e.getCause()).isSameAs(failure);
         assertThat(e.getMessage()).contains("statement timeout of PT1S");
+    }
+
+    /** Translates {@code failure} as a statement with a five-second timeout would, keeping {@code ownerToken} out. */
+    private static LockStoreException translate(String action, SQLException failure, String ownerToken) {
+        return StoreFailures.translate(action, failure, Duration.ofSeconds(5), StoreFailures.secretsOf(ownerToken));
     }
 }

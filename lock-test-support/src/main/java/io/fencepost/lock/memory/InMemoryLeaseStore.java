@@ -1,9 +1,15 @@
 package io.fencepost.lock.memory;
 
 import io.fencepost.lock.LeaseInfo;
+import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
+import io.fencepost.lock.spi.FairQueue;
 import io.fencepost.lock.spi.HandOver;
+import io.fencepost.lock.spi.HandOverRequest;
+import io.fencepost.lock.spi.LeaseHandOver;
 import io.fencepost.lock.spi.LeaseStore;
+import io.fencepost.lock.spi.QueueTicket;
+import io.fencepost.lock.spi.ReleaseRequest;
 import io.fencepost.lock.spi.RenewRequest;
 import java.time.Clock;
 import java.time.Duration;
@@ -21,10 +27,10 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A {@link LeaseStore} in this JVM's memory, for users' unit tests and examples. It honours the whole store
- * contract, with its {@link Clock} as the store clock (inject {@link MutableClock} to move time by hand). It
- * gives no protection across processes.
+ * contract, hand-over and fair queue included, with its {@link Clock} as the store clock (inject
+ * {@link MutableClock} to move time by hand). It gives no protection across processes.
  */
-public final class InMemoryLeaseStore implements LeaseStore {
+public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, FairQueue {
 
     private final Clock clock;
 
@@ -58,16 +64,16 @@ public final class InMemoryLeaseStore implements LeaseStore {
     }
 
     @Override
-    public AcquireResult tryAcquire(String key, String ownerToken, String holder, Duration leaseTime) {
+    public AcquireResult acquire(AcquireRequest request) {
         lock.lock();
         try {
             Instant now = clock.instant();
-            Row current = rows.get(key);
+            Row current = rows.get(request.key());
             if (current != null && current.liveAt(now)) {
                 return AcquireResult.Busy.forAtMost(Duration.between(now, current.expiresAt()));
             }
-            Row row = new Row(ownerToken, holder, ++lastToken, now, now.plus(leaseTime));
-            rows.put(key, row);
+            Row row = new Row(request.ownerToken(), request.holder(), ++lastToken, now, now.plus(request.leaseTime()));
+            rows.put(request.key(), row);
             return new AcquireResult.Granted(row.token(), row.acquiredAt(), row.expiresAt());
         } finally {
             lock.unlock();
@@ -75,32 +81,27 @@ public final class InMemoryLeaseStore implements LeaseStore {
     }
 
     @Override
-    public boolean supportsFairness() {
-        return true;
-    }
-
-    @Override
-    public long enqueue(String key, String waiterId, Duration ttl) {
+    public QueueTicket enqueue(String key, String waiterId, Duration ttl) {
         lock.lock();
         try {
             long ticket = ++lastToken;
             queues.computeIfAbsent(key, k -> new TreeMap<>())
                     .put(ticket, new Ticket(waiterId, clock.instant().plus(ttl)));
-            return ticket;
+            return new QueueTicket(key, waiterId, ticket, ttl);
         } finally {
             lock.unlock();
         }
     }
 
     @Override
-    public void dequeue(String key, long ticket) {
+    public void dequeue(QueueTicket ticket) {
         lock.lock();
         try {
-            TreeMap<Long, Ticket> queue = queues.get(key);
+            TreeMap<Long, Ticket> queue = queues.get(ticket.key());
             if (queue != null) {
-                queue.remove(ticket);
+                queue.remove(ticket.number());
                 if (queue.isEmpty()) {
-                    queues.remove(key);
+                    queues.remove(ticket.key());
                 }
             }
         } finally {
@@ -109,30 +110,25 @@ public final class InMemoryLeaseStore implements LeaseStore {
     }
 
     @Override
-    public AcquireResult tryAcquireFair(
-            String key,
-            String ownerToken,
-            String holder,
-            Duration leaseTime,
-            String waiterId,
-            long ticket,
-            Duration ttl) {
+    public AcquireResult acquireInTurn(AcquireRequest request, QueueTicket ticket) {
         lock.lock();
         try {
             Instant now = clock.instant();
-            TreeMap<Long, Ticket> queue = queues.getOrDefault(key, new TreeMap<>());
+            TreeMap<Long, Ticket> queue = queues.getOrDefault(request.key(), new TreeMap<>());
             queue.values().removeIf(t -> !t.expiresAt().isAfter(now));
-            boolean earlierWaiter = !queue.headMap(ticket, false).isEmpty();
-            AcquireResult result =
-                    earlierWaiter ? AcquireResult.Busy.unknown() : tryAcquire(key, ownerToken, holder, leaseTime);
+            boolean earlierWaiter = !queue.headMap(ticket.number(), false).isEmpty();
+            AcquireResult result = earlierWaiter ? AcquireResult.Busy.unknown() : acquire(request);
             if (result instanceof AcquireResult.Granted) {
-                queue.remove(ticket);
+                queue.remove(ticket.number());
             } else {
-                queue.replaceAll(
-                        (t, entry) -> entry.waiterId().equals(waiterId) ? new Ticket(waiterId, now.plus(ttl)) : entry);
+                queue.replaceAll((t, entry) -> entry.waiterId().equals(ticket.waiterId())
+                        ? new Ticket(ticket.waiterId(), now.plus(ticket.ttl()))
+                        : entry);
             }
             if (queue.isEmpty()) {
-                queues.remove(key);
+                queues.remove(request.key());
+            } else {
+                queues.put(request.key(), queue);
             }
             return result;
         } finally {
@@ -166,22 +162,17 @@ public final class InMemoryLeaseStore implements LeaseStore {
     }
 
     @Override
-    public boolean supportsHandOver() {
-        return true;
-    }
-
-    @Override
-    public Optional<HandOver> handOver(
-            String key, String fromOwnerToken, String ownerToken, String holder, Duration leaseTime) {
+    public Optional<HandOver> handOver(HandOverRequest request) {
+        AcquireRequest to = request.to();
         lock.lock();
         try {
             Instant now = clock.instant();
-            Row current = rows.get(key);
-            if (current == null || !current.ownerToken().equals(fromOwnerToken) || !current.liveAt(now)) {
+            Row current = rows.get(to.key());
+            if (current == null || !current.ownerToken().equals(request.fromOwnerToken()) || !current.liveAt(now)) {
                 return Optional.empty();
             }
-            Row row = new Row(ownerToken, holder, ++lastToken, now, now.plus(leaseTime));
-            rows.put(key, row);
+            Row row = new Row(to.ownerToken(), to.holder(), ++lastToken, now, now.plus(to.leaseTime()));
+            rows.put(to.key(), row);
             // This store wakes every subscriber on every release, so it never needs to note who waits.
             return Optional.of(
                     new HandOver(new AcquireResult.Granted(row.token(), row.acquiredAt(), row.expiresAt()), false));
@@ -191,20 +182,21 @@ public final class InMemoryLeaseStore implements LeaseStore {
     }
 
     @Override
-    public boolean release(String key, String ownerToken, Duration minHoldTime) {
+    public boolean release(ReleaseRequest request) {
+        String key = request.key();
         boolean removed;
         lock.lock();
         try {
             Instant now = clock.instant();
             Row current = rows.get(key);
-            if (current == null || !current.ownerToken().equals(ownerToken)) {
+            if (current == null || !current.ownerToken().equals(request.ownerToken())) {
                 return false;
             }
             removed = current.liveAt(now);
-            if (minHoldTime.isZero() || !removed) {
+            if (!request.keepsMinimumHold() || !removed) {
                 rows.remove(key);
             } else {
-                Instant keepUntil = current.acquiredAt().plus(minHoldTime);
+                Instant keepUntil = current.acquiredAt().plus(request.minHoldTime());
                 if (keepUntil.isBefore(now)) {
                     keepUntil = now;
                 }
@@ -221,9 +213,7 @@ public final class InMemoryLeaseStore implements LeaseStore {
         } finally {
             lock.unlock();
         }
-        for (Runnable subscriber : subscribers.getOrDefault(key, List.of())) {
-            subscriber.run();
-        }
+        wakeSubscribers(key);
         return removed;
     }
 
@@ -237,10 +227,14 @@ public final class InMemoryLeaseStore implements LeaseStore {
         } finally {
             lock.unlock();
         }
+        wakeSubscribers(key);
+        return removed;
+    }
+
+    private void wakeSubscribers(String key) {
         for (Runnable subscriber : subscribers.getOrDefault(key, List.of())) {
             subscriber.run();
         }
-        return removed;
     }
 
     @Override

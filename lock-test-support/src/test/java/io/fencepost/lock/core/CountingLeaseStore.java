@@ -2,19 +2,28 @@ package io.fencepost.lock.core;
 
 import io.fencepost.lock.LeaseInfo;
 import io.fencepost.lock.LockStoreException;
+import io.fencepost.lock.memory.InMemoryLeaseStore;
+import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
+import io.fencepost.lock.spi.FairQueue;
 import io.fencepost.lock.spi.HandOver;
+import io.fencepost.lock.spi.HandOverRequest;
+import io.fencepost.lock.spi.LeaseHandOver;
 import io.fencepost.lock.spi.LeaseStore;
+import io.fencepost.lock.spi.QueueTicket;
+import io.fencepost.lock.spi.ReleaseRequest;
 import io.fencepost.lock.spi.RenewRequest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
-/** Wraps a store, counts the calls the engine makes and can simulate an outage. */
-final class CountingLeaseStore implements LeaseStore {
+/** Wraps the in-memory store, counts the calls the engine makes and can simulate an outage. */
+final class CountingLeaseStore implements LeaseStore, LeaseHandOver, FairQueue {
 
     final AtomicInteger acquires = new AtomicInteger();
 
@@ -30,12 +39,11 @@ final class CountingLeaseStore implements LeaseStore {
     volatile boolean down;
 
     /** Tickets taken and not yet served or given up, per key. */
-    final java.util.concurrent.ConcurrentHashMap<String, Integer> queued =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    final ConcurrentHashMap<String, Integer> queued = new ConcurrentHashMap<>();
 
-    private final LeaseStore delegate;
+    private final InMemoryLeaseStore delegate;
 
-    CountingLeaseStore(LeaseStore delegate) {
+    CountingLeaseStore(InMemoryLeaseStore delegate) {
         this.delegate = delegate;
     }
 
@@ -49,83 +57,60 @@ final class CountingLeaseStore implements LeaseStore {
         }
     }
 
-    @Override
-    public AcquireResult tryAcquire(String key, String ownerToken, String holder, Duration leaseTime) {
-        acquires.incrementAndGet();
+    /** Counts a call in {@code counter}, fails it during an outage, else makes it. */
+    private <T> T counted(AtomicInteger counter, Supplier<T> call) {
+        counter.incrementAndGet();
         failIfDown();
-        return delegate.tryAcquire(key, ownerToken, holder, leaseTime);
+        return call.get();
     }
 
     @Override
-    public boolean supportsFairness() {
-        return delegate.supportsFairness();
+    public AcquireResult acquire(AcquireRequest request) {
+        return counted(acquires, () -> delegate.acquire(request));
     }
 
     @Override
-    public long enqueue(String key, String waiterId, Duration ttl) {
+    public QueueTicket enqueue(String key, String waiterId, Duration ttl) {
         failIfDown();
-        long ticket = delegate.enqueue(key, waiterId, ttl);
+        QueueTicket ticket = delegate.enqueue(key, waiterId, ttl);
         queued.merge(key, 1, Integer::sum);
         return ticket;
     }
 
     @Override
-    public void dequeue(String key, long ticket) {
-        queued.merge(key, -1, Integer::sum);
-        delegate.dequeue(key, ticket);
+    public void dequeue(QueueTicket ticket) {
+        queued.merge(ticket.key(), -1, Integer::sum);
+        delegate.dequeue(ticket);
     }
 
     @Override
-    public AcquireResult tryAcquireFair(
-            String key,
-            String ownerToken,
-            String holder,
-            Duration leaseTime,
-            String waiterId,
-            long ticket,
-            Duration ttl) {
-        acquires.incrementAndGet();
-        failIfDown();
-        AcquireResult result = delegate.tryAcquireFair(key, ownerToken, holder, leaseTime, waiterId, ticket, ttl);
-        if (result instanceof AcquireResult.Granted && ticket != Long.MAX_VALUE) {
-            queued.merge(key, -1, Integer::sum);
+    public AcquireResult acquireInTurn(AcquireRequest request, QueueTicket ticket) {
+        AcquireResult result = counted(acquires, () -> delegate.acquireInTurn(request, ticket));
+        if (result instanceof AcquireResult.Granted && ticket.queued()) {
+            queued.merge(request.key(), -1, Integer::sum);
         }
         return result;
     }
 
     @Override
     public Map<String, Instant> renew(Collection<RenewRequest> requests) {
-        renewCalls.incrementAndGet();
-        failIfDown();
-        return delegate.renew(requests);
+        return counted(renewCalls, () -> delegate.renew(requests));
     }
 
     @Override
-    public boolean release(String key, String ownerToken, Duration minHoldTime) {
-        releases.incrementAndGet();
-        failIfDown();
-        return delegate.release(key, ownerToken, minHoldTime);
+    public boolean release(ReleaseRequest request) {
+        return counted(releases, () -> delegate.release(request));
     }
 
     @Override
-    public boolean supportsHandOver() {
-        return delegate.supportsHandOver();
-    }
-
-    @Override
-    public Optional<HandOver> handOver(
-            String key, String fromOwnerToken, String ownerToken, String holder, Duration leaseTime) {
-        handOvers.incrementAndGet();
-        failIfDown();
-        return delegate.handOver(key, fromOwnerToken, ownerToken, holder, leaseTime)
+    public Optional<HandOver> handOver(HandOverRequest request) {
+        return counted(handOvers, () -> delegate.handOver(request))
                 .map(handed -> new HandOver(handed.granted(), handed.othersWaiting() || othersWaiting));
     }
 
     @Override
     public boolean forceRelease(String key) {
-        releases.incrementAndGet();
-        failIfDown();
-        return delegate.forceRelease(key);
+        return counted(releases, () -> delegate.forceRelease(key));
     }
 
     @Override

@@ -238,7 +238,7 @@ class DefaultLockManagerTest {
         // Seven grants: three hand-overs (first to w0, w0 to w1, w1 to w2), then w2's real release that others
         // could win (nobody did: w3 took the key from the store after its courtesy pause), two more hand-overs
         // (w3 to w4, w4 to w5), and w5's release.
-        assertThat(KeyGate.MAX_LOCAL_STREAK).isEqualTo(3);
+        assertThat(WaiterLine.MAX_LOCAL_STREAK).isEqualTo(3);
         assertThat(store.handOvers).hasValue(5);
         assertThat(store.releases).hasValue(2);
         // first's acquire and w3's; the head may also ask the store once while a holder is between its local
@@ -313,6 +313,17 @@ class DefaultLockManagerTest {
     }
 
     @Test
+    void aFairCallerThatDoesNotWaitTakesAFreeKeyAndFindsAHeldOneBusy() {
+        LockOptions fairOnce = HOLD.toBuilder().fair(true).build();
+
+        Lease lease = locks.tryAcquire("fair-once", fairOnce).orElseThrow();
+        assertThat(manager(store).tryAcquire("fair-once", fairOnce)).isEmpty();
+        lease.release();
+
+        assertThat(manager(store).tryAcquire("fair-once", fairOnce)).isPresent();
+    }
+
+    @Test
     void fairWaitersOfSeveralClientsAreServedInArrivalOrder() throws Exception {
         DefaultLockManager holder = manager(store);
         List<DefaultLockManager> clients = List.of(manager(store), manager(store), manager(store));
@@ -347,7 +358,7 @@ class DefaultLockManagerTest {
     void fairModeOnAStoreWithoutItIsRejectedBeforeTheStoreIsCalled() {
         io.fencepost.lock.spi.LeaseStore plain = new io.fencepost.lock.spi.LeaseStore() {
             @Override
-            public io.fencepost.lock.spi.AcquireResult tryAcquire(String k, String o, String h, Duration l) {
+            public io.fencepost.lock.spi.AcquireResult acquire(io.fencepost.lock.spi.AcquireRequest request) {
                 throw new AssertionError("not called");
             }
 
@@ -357,7 +368,7 @@ class DefaultLockManagerTest {
             }
 
             @Override
-            public boolean release(String k, String o, Duration m) {
+            public boolean release(io.fencepost.lock.spi.ReleaseRequest request) {
                 return false;
             }
 
@@ -369,6 +380,11 @@ class DefaultLockManagerTest {
             @Override
             public Optional<io.fencepost.lock.LeaseInfo> inspect(String k) {
                 return Optional.empty();
+            }
+
+            @Override
+            public Subscription subscribe(String key, Runnable wakeUp) {
+                return Subscription.NONE;
             }
         };
         DefaultLockManager locks = manager(plain);

@@ -17,7 +17,7 @@ final class RecordingListener implements LockListener {
     }
 
     @Override
-    public void notAcquired(String name, String key, Duration waited) {
+    public void notAcquired(String name, String key, Duration waited, boolean skipped) {
         events.add("notAcquired:" + name + ":" + key);
     }
 

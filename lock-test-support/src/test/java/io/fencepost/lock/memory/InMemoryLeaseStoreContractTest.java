@@ -1,9 +1,11 @@
 package io.fencepost.lock.memory;
 
+import io.fencepost.lock.contract.FairQueueContract;
+import io.fencepost.lock.contract.LeaseHandOverContract;
+import io.fencepost.lock.contract.LeaseStoreContract;
 import io.fencepost.lock.spi.LeaseStore;
-import io.fencepost.lock.spi.LeaseStoreContractTest;
 
-class InMemoryLeaseStoreContractTest extends LeaseStoreContractTest {
+class InMemoryLeaseStoreContractTest extends LeaseStoreContract implements LeaseHandOverContract, FairQueueContract {
 
     @Override
     protected LeaseStore createStore() {

@@ -23,7 +23,7 @@ final class LabWorker implements Runnable {
 
     private static final Logger LOG = LoggerFactory.getLogger(LabWorker.class);
 
-    private final Lab lab;
+    private final LabExperiment experiment;
 
     private final String name;
 
@@ -43,8 +43,8 @@ final class LabWorker implements Runnable {
     /** Whether the last acquire failed on the store: its log entry is written once per outage. */
     private boolean storeFailing;
 
-    LabWorker(Lab lab, String name, PostgresLockManager locks, StoreLink link) {
-        this.lab = lab;
+    LabWorker(LabExperiment experiment, String name, PostgresLockManager locks, StoreLink link) {
+        this.experiment = experiment;
         this.name = name;
         this.locks = locks;
         this.link = link;
@@ -82,11 +82,11 @@ final class LabWorker implements Runnable {
         } catch (LockNotAcquiredException e) {
             if (!Thread.currentThread().isInterrupted()) { // else: stopped while waiting, as asked
                 LOG.error("lab worker {} stopped", name, e);
-                lab.log().event(name, "error", name + " stopped: " + e);
+                experiment.log().event(name, "error", name + " stopped: " + e);
             }
         } catch (RuntimeException e) {
             LOG.error("lab worker {} stopped", name, e);
-            lab.log().event(name, "error", name + " stopped: " + e);
+            experiment.log().event(name, "error", name + " stopped: " + e);
         } finally {
             link.freezeUntil(0);
             set("stopped", null, "");
@@ -95,15 +95,16 @@ final class LabWorker implements Runnable {
 
     /** One attempt, and the work if it got the key; false when the store failed (the state then says so). */
     private boolean cycle() throws InterruptedException {
-        set("waiting", null, "wants " + lab.key());
+        set("waiting", null, "wants " + experiment.key());
         Optional<Lease> acquired;
         try {
-            acquired = locks.tryAcquire(lab.key(), lab.lockOptions());
+            acquired = locks.tryAcquire(experiment.key(), experiment.lockOptions());
         } catch (LockStoreException e) {
-            lab.counters().storeErrors.incrementAndGet();
+            experiment.counters().storeErrors.incrementAndGet();
             if (!storeFailing) {
                 storeFailing = true;
-                lab.log()
+                experiment
+                        .log()
                         .event(
                                 name,
                                 "store-error",
@@ -122,7 +123,7 @@ final class LabWorker implements Runnable {
             hold(lease);
         } catch (DataAccessException e) {
             set("error", null, "resource unreachable");
-            lab.log().event(name, "error", name + " could not reach the resource: " + e.getMostSpecificCause());
+            experiment.log().event(name, "error", name + " could not reach the resource: " + e.getMostSpecificCause());
             sleep(Duration.ofMillis(400));
         }
         return true;
@@ -130,13 +131,15 @@ final class LabWorker implements Runnable {
 
     private void hold(Lease lease) throws InterruptedException {
         long fencingToken = lease.fencingToken();
-        lab.granted(name, fencingToken);
+        experiment.granted(name, fencingToken);
         lease.onLost(e -> {
-            lab.counters().leasesLost.incrementAndGet();
-            lab.log().event(name, "lost", name + "'s lease (token " + fencingToken + ") is lost: " + e.getMessage());
+            experiment.counters().leasesLost.incrementAndGet();
+            experiment
+                    .log()
+                    .event(name, "lost", name + "'s lease (token " + fencingToken + ") is lost: " + e.getMessage());
         });
         set("holding", fencingToken, "read");
-        Optional<LabResource.Snapshot> read = lab.resource().read(lab.fencing(), fencingToken);
+        Optional<LabResource.Snapshot> read = experiment.resource().read(experiment.fencing(), fencingToken);
         if (read.isEmpty()) {
             rejected(fencingToken, "read");
             return;
@@ -145,18 +148,19 @@ final class LabWorker implements Runnable {
         work(fencingToken);
         long value = read.get().value() + 1;
         set("writing", fencingToken, "writes " + value);
-        Optional<Long> replaced = lab.resource().write(lab.fencing(), fencingToken, name, value);
+        Optional<Long> replaced = experiment.resource().write(experiment.fencing(), fencingToken, name, value);
         if (replaced.isEmpty()) {
             rejected(fencingToken, "write of " + value);
         } else {
-            lab.counters().writesAccepted.incrementAndGet();
+            experiment.counters().writesAccepted.incrementAndGet();
             long overwritten = replaced.get() - read.get().version();
-            long highest = lab.highestGranted();
+            long highest = experiment.highestGranted();
             if (overwritten > 0 && fencingToken < highest) {
                 // Accepted from a holder whose lease was superseded, over a newer holder's work: two holders at once.
-                lab.counters().violations.incrementAndGet();
-                lab.log().outcome(fencingToken, name, "violation");
-                lab.log()
+                experiment.counters().violations.incrementAndGet();
+                experiment.log().outcome(fencingToken, name, "violation");
+                experiment
+                        .log()
                         .event(
                                 name,
                                 "violation",
@@ -165,8 +169,9 @@ final class LabWorker implements Runnable {
                                         + " was granted since): " + overwritten
                                         + " newer update(s) overwritten");
             } else {
-                lab.log().outcome(fencingToken, name, "accepted");
-                lab.log()
+                experiment.log().outcome(fencingToken, name, "accepted");
+                experiment
+                        .log()
                         .event(
                                 name,
                                 "write",
@@ -177,23 +182,24 @@ final class LabWorker implements Runnable {
     }
 
     private void rejected(long fencingToken, String what) {
-        lab.counters().writesRejected.incrementAndGet();
-        lab.log().outcome(fencingToken, name, "rejected");
-        lab.log()
+        experiment.counters().writesRejected.incrementAndGet();
+        experiment.log().outcome(fencingToken, name, "rejected");
+        experiment
+                .log()
                 .event(
                         name,
                         "rejected",
                         "REJECTED: " + name + "'s " + what + " with token " + fencingToken
                                 + ": the resource has already seen token "
-                                + lab.resource().state().fence()
+                                + experiment.resource().state().fence()
                                 + " (fencing)");
     }
 
     /** Works for the work time; if a pause is asked for meanwhile, this worker is the holder and freezes. */
     private void work(long fencingToken) throws InterruptedException {
-        long end = System.nanoTime() + lab.settings().workTime().toNanos();
+        long end = System.nanoTime() + experiment.settings().workTime().toNanos();
         while (System.nanoTime() < end) {
-            if (lab.takePause()) {
+            if (experiment.takePause()) {
                 freeze(fencingToken);
                 return;
             }
@@ -203,18 +209,20 @@ final class LabWorker implements Runnable {
     }
 
     private void freeze(long fencingToken) throws InterruptedException {
-        Duration pause = lab.settings().pauseTime();
+        Duration pause = experiment.settings().pauseTime();
         link.freezeUntil(System.nanoTime() + pause.toNanos());
         set("frozen", fencingToken, "paused for " + pause.toMillis() + " ms");
-        lab.log()
+        experiment
+                .log()
                 .event(
                         name,
                         "pause",
                         name + " is frozen for " + pause.toMillis() + " ms (a simulated GC pause) while holding token "
                                 + fencingToken + "; its renewal is frozen too, and the lease is "
-                                + lab.settings().leaseTime().toMillis() + " ms");
+                                + experiment.settings().leaseTime().toMillis() + " ms");
         sleep(pause);
-        lab.log()
+        experiment
+                .log()
                 .event(
                         name,
                         "wake",

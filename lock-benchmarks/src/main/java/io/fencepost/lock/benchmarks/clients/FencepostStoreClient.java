@@ -4,7 +4,9 @@ import io.fencepost.lock.jdbc.PostgresLeaseStore;
 import io.fencepost.lock.jdbc.PostgresLockManager;
 import io.fencepost.lock.jdbc.SchemaInitializer;
 import io.fencepost.lock.jdbc.SchemaMode;
+import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
+import io.fencepost.lock.spi.ReleaseRequest;
 import java.time.Duration;
 import java.util.UUID;
 
@@ -12,7 +14,7 @@ import java.util.UUID;
  * Not a way to use Fencepost but evidence of where its time goes: its PostgreSQL store called directly (the same
  * acquire and release statements, through the same statement runner), without the engine around it.
  */
-public final class FencepostStoreClient implements LockClient {
+public final class FencepostStoreClient extends PollingLockClient {
 
     private final PostgresLeaseStore store;
 
@@ -28,20 +30,12 @@ public final class FencepostStoreClient implements LockClient {
     }
 
     @Override
-    public Held acquire(String key, Duration wait) throws Exception {
-        return Polling.until(wait, () -> tryAcquire(key));
-    }
-
-    @Override
     public Held tryAcquire(String key) {
         String owner = UUID.randomUUID().toString();
-        AcquireResult result = store.tryAcquire(key, owner, "fencepost-bench", leaseTime);
+        AcquireResult result = store.acquire(new AcquireRequest(key, owner, "fencepost-bench", leaseTime, false));
         if (!(result instanceof AcquireResult.Granted)) {
             return null;
         }
-        return () -> store.release(key, owner, Duration.ZERO);
+        return () -> store.release(new ReleaseRequest(key, owner, Duration.ZERO));
     }
-
-    @Override
-    public void close() {}
 }

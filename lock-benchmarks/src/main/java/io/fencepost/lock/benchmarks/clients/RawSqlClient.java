@@ -3,7 +3,6 @@ package io.fencepost.lock.benchmarks.clients;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.time.Duration;
 import java.util.UUID;
 import javax.sql.DataSource;
 
@@ -12,7 +11,7 @@ import javax.sql.DataSource;
  * sequence) and one to release, nothing else. In its durable form both commits wait for the WAL flush; the
  * asynchronous-release form commits the release with {@code synchronous_commit = off}, the design Fencepost uses.
  */
-public final class RawSqlClient implements LockClient {
+public final class RawSqlClient extends PollingLockClient {
 
     /** The lease table and its fencing sequence, created by the harness before the run. */
     public static final String SCHEMA_SQL = """
@@ -58,11 +57,6 @@ public final class RawSqlClient implements LockClient {
     }
 
     @Override
-    public Held acquire(String key, Duration wait) throws Exception {
-        return Polling.until(wait, () -> tryAcquire(key));
-    }
-
-    @Override
     public Held tryAcquire(String key) throws Exception {
         UUID owner = UUID.randomUUID();
         try (Connection connection = dataSource.getConnection();
@@ -87,7 +81,4 @@ public final class RawSqlClient implements LockClient {
             statement.executeUpdate();
         }
     }
-
-    @Override
-    public void close() {}
 }

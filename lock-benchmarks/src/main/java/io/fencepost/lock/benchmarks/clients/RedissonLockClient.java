@@ -1,9 +1,7 @@
 package io.fencepost.lock.benchmarks.clients;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import org.redisson.Redisson;
-import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
@@ -11,7 +9,7 @@ import org.redisson.config.Config;
  * Redisson's {@code RLock} on the local Redis (single server), as its documentation shows: {@code getLock(key)},
  * acquired without a lease time so that the lock watchdog keeps it, unlocked by the holding thread.
  */
-public final class RedissonLockClient implements LockClient {
+public final class RedissonLockClient extends ConcurrentLockClient {
 
     private final RedissonClient redisson;
 
@@ -21,28 +19,25 @@ public final class RedissonLockClient implements LockClient {
 
     /** With {@code watchdogTimeout} set, held locks are extended every third of it (the renewal scenario). */
     public RedissonLockClient(ClientContext context, Duration watchdogTimeout) {
+        this(Redisson.create(config(context, watchdogTimeout)));
+    }
+
+    private RedissonLockClient(RedissonClient redisson) {
+        super(redisson::getLock);
+        this.redisson = redisson;
+    }
+
+    private static Config config(ClientContext context, Duration watchdogTimeout) {
         Config config = new Config();
         config.useSingleServer().setAddress("redis://" + context.redisHost() + ":" + context.redisPort());
         if (watchdogTimeout != null) {
             config.setLockWatchdogTimeout(watchdogTimeout.toMillis());
         }
-        this.redisson = Redisson.create(config);
+        return config;
     }
 
     public RedissonClient redisson() {
         return redisson;
-    }
-
-    @Override
-    public Held acquire(String key, Duration wait) throws Exception {
-        RLock lock = redisson.getLock(key);
-        return lock.tryLock(wait.toNanos(), TimeUnit.NANOSECONDS) ? lock::unlock : null;
-    }
-
-    @Override
-    public Held tryAcquire(String key) {
-        RLock lock = redisson.getLock(key);
-        return lock.tryLock() ? lock::unlock : null;
     }
 
     @Override

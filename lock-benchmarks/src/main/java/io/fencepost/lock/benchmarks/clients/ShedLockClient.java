@@ -13,7 +13,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * through its {@code LockProvider} API. ShedLock never waits for a lock (it skips), so for the contended scenario
  * the harness retries every 5 ms.
  */
-public final class ShedLockClient implements LockClient {
+public final class ShedLockClient extends PollingLockClient {
 
     /** ShedLock's documented table, in PostgreSQL types. */
     public static final String SCHEMA_SQL = """
@@ -39,17 +39,9 @@ public final class ShedLockClient implements LockClient {
     }
 
     @Override
-    public Held acquire(String key, Duration wait) throws Exception {
-        return Polling.until(wait, () -> tryAcquire(key));
-    }
-
-    @Override
     public Held tryAcquire(String key) {
         Optional<SimpleLock> lock =
                 provider.lock(new LockConfiguration(ClockProvider.now(), key, lockAtMostFor, Duration.ZERO));
         return lock.<Held>map(l -> l::unlock).orElse(null);
     }
-
-    @Override
-    public void close() {}
 }

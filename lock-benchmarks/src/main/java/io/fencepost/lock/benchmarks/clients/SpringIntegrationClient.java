@@ -6,11 +6,8 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Lock;
 import java.util.stream.Collectors;
 import org.springframework.integration.jdbc.lock.DefaultLockRepository;
 import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
@@ -20,22 +17,29 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  * Spring Integration's {@code JdbcLockRegistry} over a {@code DefaultLockRepository} with its defaults (time to live
  * 10 s, 100 ms between tries), initialised through the same lifecycle callbacks its container would call.
  */
-public final class SpringIntegrationClient implements LockClient {
+public final class SpringIntegrationClient extends ConcurrentLockClient {
 
     private static final String SCHEMA_RESOURCE = "org/springframework/integration/jdbc/schema-postgresql.sql";
 
     private final DefaultLockRepository repository;
 
-    private final JdbcLockRegistry registry;
-
     public SpringIntegrationClient(ClientContext context) {
-        this.repository = new DefaultLockRepository(context.dataSource());
+        this(startedRepository(context));
+    }
+
+    private SpringIntegrationClient(DefaultLockRepository repository) {
+        super(new JdbcLockRegistry(repository)::obtain);
+        this.repository = repository;
+    }
+
+    private static DefaultLockRepository startedRepository(ClientContext context) {
+        DefaultLockRepository repository = new DefaultLockRepository(context.dataSource());
         // In an application the repository finds the context's transaction manager; here there is no context.
         repository.setTransactionManager(new DataSourceTransactionManager(context.dataSource()));
         repository.afterPropertiesSet();
         repository.afterSingletonsInstantiated();
         repository.start();
-        this.registry = new JdbcLockRegistry(repository);
+        return repository;
     }
 
     /** The {@code INT_LOCK} DDL for PostgreSQL, as shipped in the spring-integration-jdbc jar. */
@@ -55,18 +59,6 @@ public final class SpringIntegrationClient implements LockClient {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    @Override
-    public Held acquire(String key, Duration wait) throws Exception {
-        Lock lock = registry.obtain(key);
-        return lock.tryLock(wait.toNanos(), TimeUnit.NANOSECONDS) ? lock::unlock : null;
-    }
-
-    @Override
-    public Held tryAcquire(String key) {
-        Lock lock = registry.obtain(key);
-        return lock.tryLock() ? lock::unlock : null;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.fencepost.lock.benchmarks.report;
 
+import java.time.Duration;
 import java.util.Locale;
 
 /** Number formatting for the report: thousands separators, units, and a dash for what was not measured. */
@@ -46,6 +47,10 @@ final class Fmt {
 
     static String pct(double share) {
         return Double.isNaN(share) ? NONE : String.format(Locale.ROOT, "%.0f %%", share * 100);
+    }
+
+    static String secs(Duration d) {
+        return String.format(Locale.ROOT, "%.1f s", d.toNanos() / 1e9);
     }
 
     static String range(double min, double max) {

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import javax.net.SocketFactory;
 
@@ -32,26 +33,28 @@ public final class CountingSocketFactory extends SocketFactory {
 
     @Override
     public Socket createSocket(String host, int port) throws IOException {
-        Socket socket = new CountingSocket();
-        socket.connect(new java.net.InetSocketAddress(host, port));
-        return socket;
+        return createSocket(InetAddress.getByName(host), port);
     }
 
     @Override
-    public Socket createSocket(String host, int port, InetAddress localHost, int localPort) throws IOException {
-        throw new UnsupportedOperationException("binding a local address is not needed here");
+    public Socket createSocket(String host, int port, InetAddress localHost, int localPort) {
+        throw localBindingUnsupported();
     }
 
     @Override
     public Socket createSocket(InetAddress host, int port) throws IOException {
-        Socket socket = new CountingSocket();
-        socket.connect(new java.net.InetSocketAddress(host, port));
+        Socket socket = createSocket();
+        socket.connect(new InetSocketAddress(host, port));
         return socket;
     }
 
     @Override
     public Socket createSocket(InetAddress address, int port, InetAddress localAddress, int localPort) {
-        throw new UnsupportedOperationException("binding a local address is not needed here");
+        throw localBindingUnsupported();
+    }
+
+    private static UnsupportedOperationException localBindingUnsupported() {
+        return new UnsupportedOperationException("binding a local address is not needed here");
     }
 
     private static final class CountingSocket extends Socket {

@@ -1,36 +1,34 @@
 package io.fencepost.lock.benchmarks.wire;
 
 import io.fencepost.lock.benchmarks.Samples;
-import java.io.PrintWriter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.ConnectionBuilder;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 /**
  * Wraps a pool and times every prepared statement executed through it, by leading keyword (as
  * {@link PgFrontendCounter#kind} names them). Used where the statements are few but large, such as renewing
  * thousands of leases in one {@code UPDATE}.
  */
-public final class StatementTimingDataSource implements DataSource {
+public final class StatementTimingDataSource extends DelegatingDataSource {
 
     private static final Set<String> EXECUTES =
             Set.of("execute", "executeQuery", "executeUpdate", "executeLargeUpdate");
 
-    private final DataSource target;
-
     private final Map<String, Samples> byKind = new HashMap<>();
 
     public StatementTimingDataSource(DataSource target) {
-        this.target = target;
+        super(target);
     }
 
     /** Durations in nanoseconds of the statements of one kind executed since the last reset (a copy). */
@@ -60,12 +58,18 @@ public final class StatementTimingDataSource implements DataSource {
 
     @Override
     public Connection getConnection() throws SQLException {
-        return wrap(target.getConnection());
+        return wrap(super.getConnection());
     }
 
     @Override
     public Connection getConnection(String username, String password) throws SQLException {
-        return wrap(target.getConnection(username, password));
+        return wrap(super.getConnection(username, password));
+    }
+
+    // Spring's delegate would hand out the pool's own builder, whose connections would escape the timing.
+    @Override
+    public ConnectionBuilder createConnectionBuilder() throws SQLException {
+        throw new SQLFeatureNotSupportedException("connections are only timed when taken with getConnection");
     }
 
     private Connection wrap(Connection connection) {
@@ -102,40 +106,5 @@ public final class StatementTimingDataSource implements DataSource {
         } catch (InvocationTargetException e) {
             throw e.getCause();
         }
-    }
-
-    @Override
-    public PrintWriter getLogWriter() throws SQLException {
-        return target.getLogWriter();
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) throws SQLException {
-        target.setLogWriter(out);
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) throws SQLException {
-        target.setLoginTimeout(seconds);
-    }
-
-    @Override
-    public int getLoginTimeout() throws SQLException {
-        return target.getLoginTimeout();
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        return target.getParentLogger();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> type) throws SQLException {
-        return target.unwrap(type);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> type) throws SQLException {
-        return target.isWrapperFor(type);
     }
 }

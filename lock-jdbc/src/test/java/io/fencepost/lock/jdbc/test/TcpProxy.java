@@ -1,5 +1,6 @@
 package io.fencepost.lock.jdbc.test;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -11,48 +12,79 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A TCP proxy on loopback between a client and PostgreSQL that a test can stall (bytes are held back, as in a
  * network partition) or cut (every connection is closed). No toxiproxy server is packaged here, so it lives in
  * the tests.
+ *
+ * <p>Subclasses add faults of their own: they can hold back one direction only ({@link #holdBack}) and act on every
+ * chunk before it passes ({@link #awaitPassage}).
  */
-public final class TcpProxy implements AutoCloseable {
+public class TcpProxy implements AutoCloseable {
 
     private final ServerSocket server;
 
-    private final InetSocketAddress target;
-
-    private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
-        Thread thread = new Thread(r, "tcp-proxy");
-        thread.setDaemon(true);
-        return thread;
-    });
+    private final ExecutorService threads;
 
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
     private final Object gate = new Object();
 
-    private volatile boolean stalled;
+    private final AtomicInteger connections = new AtomicInteger();
 
+    private final String targetHost;
+
+    private volatile int targetPort;
+
+    private volatile boolean requestsStalled;
+
+    private volatile boolean responsesStalled;
+
+    /** A proxy, listening on loopback, to {@code targetHost:targetPort}. */
     public TcpProxy(String targetHost, int targetPort) throws IOException {
-        this.target = new InetSocketAddress(targetHost, targetPort);
-        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        this("tcp-proxy", targetHost, targetPort);
+    }
+
+    /** As {@link #TcpProxy(String, int)}, its threads named after {@code name} and the port it listens on. */
+    protected TcpProxy(String name, String targetHost, int targetPort) throws IOException {
+        this.targetHost = targetHost;
+        this.targetPort = targetPort;
+        this.server = new ServerSocket(0, 200, InetAddress.getLoopbackAddress());
+        this.threads = Executors.newCachedThreadPool(r -> {
+            Thread thread = new Thread(r, name + "-" + server.getLocalPort());
+            thread.setDaemon(true);
+            return thread;
+        });
         threads.execute(this::accept);
     }
 
+    /** The loopback port clients connect to. */
     public int port() {
         return server.getLocalPort();
     }
 
-    /** Holds back every byte in both directions until {@link #resume()}. */
-    public void stall() {
-        stalled = true;
+    /** How many client connections the proxy accepted so far. */
+    public int connectionsAccepted() {
+        return connections.get();
     }
 
+    /** New connections go to {@code port} from now on; open ones stay where they are (cut them to move them). */
+    public void retarget(int port) {
+        this.targetPort = port;
+    }
+
+    /** Holds back every byte in both directions until {@link #resume()}, as in a network partition. */
+    public void stall() {
+        holdBack(true, true);
+    }
+
+    /** Ends every stall; held bytes are delivered. */
     public void resume() {
         synchronized (gate) {
-            stalled = false;
+            requestsStalled = false;
+            responsesStalled = false;
             gate.notifyAll();
         }
     }
@@ -65,31 +97,63 @@ public final class TcpProxy implements AutoCloseable {
         sockets.clear();
     }
 
-    private void accept() {
-        while (!server.isClosed()) {
-            try {
-                Socket client = server.accept();
-                Socket upstream = new Socket();
-                upstream.connect(target, 5_000);
-                sockets.add(client);
-                sockets.add(upstream);
-                threads.execute(() -> pump(client, upstream));
-                threads.execute(() -> pump(upstream, client));
-            } catch (IOException e) {
-                if (server.isClosed()) {
-                    return;
-                }
+    /**
+     * Holds back, until {@link #resume()}, the bytes clients send ({@code requests}) and those the server sends
+     * ({@code responses}); a direction passed {@code false} keeps whatever it had.
+     */
+    protected final void holdBack(boolean requests, boolean responses) {
+        if (requests) {
+            requestsStalled = true;
+        }
+        if (responses) {
+            responsesStalled = true;
+        }
+    }
+
+    /** Returns when a chunk read in this direction ({@code request}: from the client) may be passed on. */
+    protected void awaitPassage(boolean request) throws InterruptedException {
+        synchronized (gate) {
+            while (request ? requestsStalled : responsesStalled) {
+                gate.wait();
             }
         }
     }
 
-    private void pump(Socket from, Socket to) {
+    private void accept() {
+        while (!server.isClosed()) {
+            try {
+                Socket client = server.accept();
+                connections.incrementAndGet();
+                threads.execute(() -> connect(client));
+            } catch (IOException e) {
+                // closed, which ends the loop; otherwise keep accepting
+            }
+        }
+    }
+
+    // Off the accepting thread, so that a slow or refused upstream does not hold up other clients.
+    private void connect(Socket client) {
+        Socket upstream = new Socket();
+        try {
+            upstream.connect(new InetSocketAddress(targetHost, targetPort), 5_000);
+        } catch (IOException e) {
+            closeQuietly(client);
+            closeQuietly(upstream);
+            return;
+        }
+        sockets.add(client);
+        sockets.add(upstream);
+        threads.execute(() -> pump(client, upstream, true));
+        threads.execute(() -> pump(upstream, client, false));
+    }
+
+    private void pump(Socket from, Socket to, boolean request) {
         byte[] buffer = new byte[16 * 1024];
         try (InputStream in = from.getInputStream();
                 OutputStream out = to.getOutputStream()) {
             int n;
             while ((n = in.read(buffer)) >= 0) {
-                awaitNotStalled();
+                awaitPassage(request);
                 out.write(buffer, 0, n);
                 out.flush();
             }
@@ -98,18 +162,12 @@ public final class TcpProxy implements AutoCloseable {
         } finally {
             closeQuietly(from);
             closeQuietly(to);
+            sockets.remove(from);
+            sockets.remove(to);
         }
     }
 
-    private void awaitNotStalled() throws InterruptedException {
-        synchronized (gate) {
-            while (stalled) {
-                gate.wait();
-            }
-        }
-    }
-
-    private static void closeQuietly(Socket socket) {
+    private static void closeQuietly(Closeable socket) {
         try {
             socket.close();
         } catch (IOException ignored) {
@@ -118,9 +176,9 @@ public final class TcpProxy implements AutoCloseable {
     }
 
     @Override
-    public void close() throws IOException {
+    public void close() {
         resume();
-        server.close();
+        closeQuietly(server);
         cut();
         threads.shutdownNow();
     }

@@ -2,9 +2,13 @@ package io.fencepost.lock.reliability.checker;
 
 import io.fencepost.lock.LeaseInfo;
 import io.fencepost.lock.LockStoreException;
+import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.HandOver;
+import io.fencepost.lock.spi.HandOverRequest;
+import io.fencepost.lock.spi.LeaseHandOver;
 import io.fencepost.lock.spi.LeaseStore;
+import io.fencepost.lock.spi.ReleaseRequest;
 import io.fencepost.lock.spi.RenewRequest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -39,28 +43,15 @@ final class BrokenStores {
 
     static LeaseStore wrap(WorkerMode mode, LeaseStore real, DataSource dataSource) {
         return switch (mode) {
-            case UNORDERED_HAND_OVER ->
-                new Forwarding(real) {
-                    @Override
-                    public boolean supportsHandOver() {
-                        return true;
-                    }
-
-                    @Override
-                    public Optional<HandOver> handOver(
-                            String key, String fromOwnerToken, String ownerToken, String holder, Duration leaseTime) {
-                        return unorderedHandOver(dataSource, key, fromOwnerToken, ownerToken, holder, leaseTime);
-                    }
-                };
+            case UNORDERED_HAND_OVER -> new UnorderedHandOver(real, dataSource);
             case IGNORES_EXPIRY ->
                 new Forwarding(real) {
                     @Override
-                    public AcquireResult tryAcquire(
-                            String key, String ownerToken, String holder, Duration leaseTime, boolean waiting) {
-                        AcquireResult result = real.tryAcquire(key, ownerToken, holder, leaseTime, waiting);
+                    public AcquireResult acquire(AcquireRequest request) {
+                        AcquireResult result = real.acquire(request);
                         if (result instanceof AcquireResult.Busy) {
-                            real.forceRelease(key); // the bug: a live lease is treated as free
-                            return real.tryAcquire(key, ownerToken, holder, leaseTime, waiting);
+                            real.forceRelease(request.key()); // the bug: a live lease is treated as free
+                            return real.acquire(request);
                         }
                         return result;
                     }
@@ -68,28 +59,47 @@ final class BrokenStores {
             case BLIND_RELEASE ->
                 new Forwarding(real) {
                     @Override
-                    public boolean release(String key, String ownerToken, Duration minHoldTime) {
-                        return real.forceRelease(key); // the bug: no owner check
+                    public boolean release(ReleaseRequest request) {
+                        return real.forceRelease(request.key()); // the bug: no owner check
                     }
                 };
             case PHANTOM_GRANT ->
                 new Forwarding(real) {
                     @Override
-                    public AcquireResult tryAcquire(
-                            String key, String ownerToken, String holder, Duration leaseTime, boolean waiting) {
-                        AcquireResult result = real.tryAcquire(key, ownerToken, holder, leaseTime, waiting);
+                    public AcquireResult acquire(AcquireRequest request) {
+                        AcquireResult result = real.acquire(request);
                         if (result instanceof AcquireResult.Busy
                                 && ThreadLocalRandom.current().nextInt(4) == 0) {
                             // the bug: "granted" without the database, with a token of its own making
                             Instant now = Instant.now();
                             return new AcquireResult.Granted(
-                                    ThreadLocalRandom.current().nextLong(1L << 40, 1L << 50), now, now.plus(leaseTime));
+                                    ThreadLocalRandom.current().nextLong(1L << 40, 1L << 50),
+                                    now,
+                                    now.plus(request.leaseTime()));
                         }
                         return result;
                     }
                 };
             case CORRECT, UNFENCED -> real;
         };
+    }
+
+    /** The real store, handing leases over with the unordered statement. */
+    private static final class UnorderedHandOver extends Forwarding implements LeaseHandOver {
+
+        private final DataSource dataSource;
+
+        UnorderedHandOver(LeaseStore real, DataSource dataSource) {
+            super(real);
+            this.dataSource = dataSource;
+        }
+
+        @Override
+        public Optional<HandOver> handOver(HandOverRequest request) {
+            AcquireRequest to = request.to();
+            return unorderedHandOver(
+                    dataSource, to.key(), request.fromOwnerToken(), to.ownerToken(), to.holder(), to.leaseTime());
+        }
     }
 
     private static Optional<HandOver> unorderedHandOver(
@@ -133,14 +143,8 @@ final class BrokenStores {
         }
 
         @Override
-        public AcquireResult tryAcquire(String key, String ownerToken, String holder, Duration leaseTime) {
-            return tryAcquire(key, ownerToken, holder, leaseTime, false);
-        }
-
-        @Override
-        public AcquireResult tryAcquire(
-                String key, String ownerToken, String holder, Duration leaseTime, boolean waiting) {
-            return real.tryAcquire(key, ownerToken, holder, leaseTime, waiting);
+        public AcquireResult acquire(AcquireRequest request) {
+            return real.acquire(request);
         }
 
         @Override
@@ -149,8 +153,8 @@ final class BrokenStores {
         }
 
         @Override
-        public boolean release(String key, String ownerToken, Duration minHoldTime) {
-            return real.release(key, ownerToken, minHoldTime);
+        public boolean release(ReleaseRequest request) {
+            return real.release(request);
         }
 
         @Override

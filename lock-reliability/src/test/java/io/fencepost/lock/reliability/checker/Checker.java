@@ -222,6 +222,9 @@ public final class Checker {
                 .close();
         try (Connection connection = admin()) {
             CheckerSchema.install(connection, config.keys());
+            if (config.mode() == WorkerMode.UNORDERED_HAND_OVER) {
+                CheckerSchema.pauseBetweenDrawAndInsert(connection);
+            }
         }
         Files.createDirectories(logDirectory);
     }

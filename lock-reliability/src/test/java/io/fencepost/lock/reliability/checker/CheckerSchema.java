@@ -116,6 +116,26 @@ public final class CheckerSchema {
         }
     }
 
+    /**
+     * Makes every insert of the lock table pause 2 ms after the acquire statement has drawn its token, as a busy
+     * server's would at times. It widens the window an unordered grant path needs, so that a short run of a broken
+     * variant shows the bug every time instead of now and then; the correct store orders its draws whatever the pause.
+     */
+    static void pauseBetweenDrawAndInsert(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("""
+                    CREATE FUNCTION checker_pause_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN
+                        PERFORM pg_sleep(0.002);
+                        RETURN NEW;
+                    END
+                    $$;
+                    CREATE TRIGGER checker_pause_insert BEFORE INSERT ON %1$s
+                        FOR EACH ROW EXECUTE FUNCTION checker_pause_insert();
+                    """.formatted('"' + LOCK_TABLE + '"'));
+        }
+    }
+
     static String key(int index) {
         return "checker:key-" + index;
     }

@@ -418,9 +418,9 @@ public final class CheckerWorker {
         final AtomicInteger writesRejected = new AtomicInteger();
         final AtomicInteger writesFailed = new AtomicInteger();
 
-        ClientGrant(String key, long token, String thread, Behaviour behaviour, Instant expiresAt) {
-            this.key = key;
-            this.token = token;
+        ClientGrant(Lease lease, String thread, Behaviour behaviour, Instant expiresAt) {
+            this.key = lease.key();
+            this.token = lease.fencingToken();
             this.thread = thread;
             this.behaviour = behaviour;
             this.confirmedExpiresAt = expiresAt;
@@ -440,7 +440,7 @@ public final class CheckerWorker {
 
         ClientGrant claim(Lease lease, String thread, Behaviour behaviour) {
             Instant expires = confirmed.getOrDefault(id(lease), lease.expiresAt());
-            ClientGrant grant = new ClientGrant(lease.key(), lease.fencingToken(), thread, behaviour, expires);
+            ClientGrant grant = new ClientGrant(lease, thread, behaviour, expires);
             grants.put(id(lease), grant);
             return grant;
         }

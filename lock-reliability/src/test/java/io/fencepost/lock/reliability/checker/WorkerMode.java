@@ -22,7 +22,8 @@ public enum WorkerMode {
 
     /**
      * The real store, but a local hand-over draws its fencing token without the per-key draw lock: an acquire of
-     * another client that drew earlier can be granted after it, with a lower token.
+     * another client that drew earlier can be granted after it, with a lower token. Its runs pause every insert
+     * briefly after the draw, so that the race shows within a short run.
      */
     UNORDERED_HAND_OVER;
 

@@ -6,11 +6,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.fencepost.lock.Lease;
 import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.jdbc.PostgresLockManager;
-import io.fencepost.lock.reliability.checker.CheckerSchema;
-import io.fencepost.lock.reliability.support.LocalPostgres;
+import io.fencepost.lock.reliability.support.Options;
 import io.fencepost.lock.reliability.support.Pools;
-import java.sql.Connection;
-import java.sql.DriverManager;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +15,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Documents what goes wrong with an asynchronous standby (step 6 of the design walk-through: a replica that never
+ * Documents what goes wrong with an asynchronous standby (a replica that never
  * saw the grant is promoted). Deterministically: the replication stream is stalled before the grants, so the
  * standby never receives them. This test passes when the hazard shows, which is the point: run the lock table on a
  * primary with synchronous replication ({@link SynchronousFailoverTest}).
@@ -27,16 +24,9 @@ class AsynchronousFailoverTest {
 
     @Test
     void aPromotedAsynchronousStandbyGrantsAHeldKeyAgainAndReissuesFencingTokens() throws Exception {
-        LocalPostgres.assumeAvailable();
         try (ReplicatedPair pair = ReplicatedPair.start(false);
                 HikariDataSource pool = Pools.hikari(pair.clientUrl(), "async-client", 4, 3_000)) {
-            PostgresLockManager.builder(pool)
-                    .tableName(CheckerSchema.LOCK_TABLE)
-                    .build()
-                    .close();
-            try (Connection connection = DriverManager.getConnection(pair.primary.jdbcUrl("postgres"))) {
-                CheckerSchema.install(connection, 0);
-            }
+            pair.installCheckerSchema(pool);
             pair.awaitStandbyCaughtUp();
 
             try (PostgresLockManager first = SynchronousFailoverTest.manager(pool, "first");
@@ -57,11 +47,7 @@ class AsynchronousFailoverTest {
                 Map<Long, String> survived = SynchronousFailoverTest.grantsOn(pair.standby.jdbcUrl("postgres"));
 
                 Lease doubleGrant = second.acquire(
-                        "async:held",
-                        LockOptions.builder()
-                                .leaseTime(Duration.ofSeconds(10))
-                                .waitTime(Duration.ofSeconds(20))
-                                .build());
+                        "async:held", Options.leaseAndWait(Duration.ofSeconds(10), Duration.ofSeconds(20)));
                 long lost = confirmedWhileCutOff.stream()
                         .filter(token -> !survived.containsKey(token))
                         .count();

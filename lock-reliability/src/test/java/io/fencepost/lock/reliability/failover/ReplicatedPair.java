@@ -2,6 +2,8 @@ package io.fencepost.lock.reliability.failover;
 
 import static org.awaitility.Awaitility.await;
 
+import io.fencepost.lock.jdbc.PostgresLockManager;
+import io.fencepost.lock.reliability.checker.CheckerSchema;
 import io.fencepost.lock.reliability.support.FaultyProxy;
 import io.fencepost.lock.reliability.support.LocalPostgres;
 import io.fencepost.lock.reliability.support.Pools;
@@ -14,6 +16,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import javax.sql.DataSource;
 
 /**
  * A primary and one streaming standby ({@code standby1}) on loopback, the replication stream running through a
@@ -34,8 +37,12 @@ final class ReplicatedPair implements AutoCloseable {
         this.replication = replication;
     }
 
-    /** Starts the pair and waits until the standby streams (and, when {@code synchronous}, is the sync standby). */
+    /**
+     * Starts the pair and waits until the standby streams (and, when {@code synchronous}, is the sync standby). Skips
+     * the calling test, as {@link LocalPostgres#assumeAvailable()} does, where no clusters can be made.
+     */
     static ReplicatedPair start(boolean synchronous) throws IOException {
+        LocalPostgres.assumeAvailable();
         Map<String, String> settings = new HashMap<>();
         settings.put("wal_level", "replica");
         settings.put("max_wal_senders", "5");
@@ -65,6 +72,20 @@ final class ReplicatedPair implements AutoCloseable {
             }
             primary.close();
             throw e;
+        }
+    }
+
+    /**
+     * Creates the checker's lock table through {@code pool} (so on whichever server is primary), and its history of
+     * grants on the primary, which the failover tests compare against what clients were told.
+     */
+    void installCheckerSchema(DataSource pool) throws SQLException {
+        PostgresLockManager.builder(pool)
+                .tableName(CheckerSchema.LOCK_TABLE)
+                .build()
+                .close();
+        try (Connection connection = DriverManager.getConnection(primary.jdbcUrl("postgres"))) {
+            CheckerSchema.install(connection, 0);
         }
     }
 

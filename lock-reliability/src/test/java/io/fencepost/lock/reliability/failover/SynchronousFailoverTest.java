@@ -11,7 +11,7 @@ import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.LockStoreException;
 import io.fencepost.lock.jdbc.PostgresLockManager;
 import io.fencepost.lock.reliability.checker.CheckerSchema;
-import io.fencepost.lock.reliability.support.LocalPostgres;
+import io.fencepost.lock.reliability.support.Options;
 import io.fencepost.lock.reliability.support.Pools;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -39,16 +39,9 @@ class SynchronousFailoverTest {
 
     @Test
     void noConfirmedGrantIsLostAndTokensContinueUpward() throws Exception {
-        LocalPostgres.assumeAvailable();
         try (ReplicatedPair pair = ReplicatedPair.start(true);
                 HikariDataSource pool = Pools.hikari(pair.clientUrl(), "failover-client", 8, 3_000)) {
-            PostgresLockManager.builder(pool)
-                    .tableName(CheckerSchema.LOCK_TABLE)
-                    .build()
-                    .close();
-            try (Connection connection = DriverManager.getConnection(pair.primary.jdbcUrl("postgres"))) {
-                CheckerSchema.install(connection, 0);
-            }
+            pair.installCheckerSchema(pool);
             try (PostgresLockManager locks = manager(pool, "client");
                     PostgresLockManager other = manager(pool, "other")) {
 
@@ -74,11 +67,7 @@ class SynchronousFailoverTest {
                         while (running.get()) {
                             try {
                                 Optional<Lease> lease = manager.tryAcquire(
-                                        key,
-                                        LockOptions.builder()
-                                                .leaseTime(Duration.ofSeconds(3))
-                                                .waitTime(Duration.ofSeconds(1))
-                                                .build());
+                                        key, Options.leaseAndWait(Duration.ofSeconds(3), Duration.ofSeconds(1)));
                                 if (lease.isPresent()) {
                                     confirmed.add(new Confirmed(key, lease.get().fencingToken()));
                                     lease.get().close();

@@ -10,6 +10,7 @@ import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.LockStoreException;
 import io.fencepost.lock.jdbc.PostgresLockManager;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import io.fencepost.lock.reliability.support.Options;
 import io.fencepost.lock.reliability.support.Pools;
 import io.fencepost.lock.spi.LockListener;
 import java.sql.Connection;
@@ -117,12 +118,8 @@ class BackendTerminationTest {
     @Test
     void aWaiterWhoseListenConnectionWasTerminatedStillGetsTheKey() throws Exception {
         Lease held = other.acquire("terminate:listen", LockOptions.of(Duration.ofSeconds(10)));
-        CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> locks.acquire(
-                "terminate:listen",
-                LockOptions.builder()
-                        .leaseTime(Duration.ofSeconds(5))
-                        .waitTime(Duration.ofSeconds(8))
-                        .build()));
+        CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() ->
+                locks.acquire("terminate:listen", Options.leaseAndWait(Duration.ofSeconds(5), Duration.ofSeconds(8))));
         Thread.sleep(500);
         Pools.terminate(db.jdbcUrl(), "terminated-locks");
         Thread.sleep(200);

@@ -10,6 +10,7 @@ import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.LockStoreException;
 import io.fencepost.lock.jdbc.PostgresLockManager;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import io.fencepost.lock.reliability.support.Options;
 import io.fencepost.lock.reliability.support.Pools;
 import java.sql.Connection;
 import java.time.Duration;
@@ -117,10 +118,7 @@ class PoolExhaustionTest {
                     for (int i = 0; i < 10; i++) {
                         try (Lease lease = locks.acquire(
                                 "pool:crowd:" + (i % 2),
-                                LockOptions.builder()
-                                        .leaseTime(Duration.ofSeconds(5))
-                                        .waitTime(Duration.ofSeconds(10))
-                                        .build())) {
+                                Options.leaseAndWait(Duration.ofSeconds(5), Duration.ofSeconds(10)))) {
                             held.incrementAndGet();
                         } catch (LockStoreException e) {
                             storeErrors.incrementAndGet();

@@ -13,6 +13,7 @@ import io.fencepost.lock.LockStoreException;
 import io.fencepost.lock.jdbc.PostgresLockManager;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
 import io.fencepost.lock.reliability.support.FaultyProxy;
+import io.fencepost.lock.reliability.support.Options;
 import io.fencepost.lock.reliability.support.Pools;
 import io.fencepost.lock.spi.LockListener;
 import java.net.URI;
@@ -96,11 +97,7 @@ class ProxyFaultsTest {
         AtomicLong takenAt = new AtomicLong();
         CompletableFuture<Lease> competitor = CompletableFuture.supplyAsync(() -> {
             Lease taken = direct.acquire(
-                    "proxy:responses",
-                    LockOptions.builder()
-                            .leaseTime(Duration.ofSeconds(5))
-                            .waitTime(Duration.ofSeconds(15))
-                            .build());
+                    "proxy:responses", Options.leaseAndWait(Duration.ofSeconds(5), Duration.ofSeconds(15)));
             takenAt.set(System.nanoTime());
             return taken;
         });

@@ -8,6 +8,7 @@ import io.fencepost.lock.Lease;
 import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.jdbc.PostgresLockManager;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import io.fencepost.lock.reliability.support.Options;
 import io.fencepost.lock.reliability.support.Pools;
 import java.time.Duration;
 import java.util.List;
@@ -60,12 +61,8 @@ class LogMessageFormatTest {
                 PostgresLockManager other =
                         PostgresLockManager.builder(db.dataSource()).build()) {
             Lease held = other.acquire("format:listen", LockOptions.of(Duration.ofSeconds(3)));
-            CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> locks.acquire(
-                    "format:listen",
-                    LockOptions.builder()
-                            .leaseTime(Duration.ofSeconds(2))
-                            .waitTime(Duration.ofSeconds(5))
-                            .build()));
+            CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() ->
+                    locks.acquire("format:listen", Options.leaseAndWait(Duration.ofSeconds(2), Duration.ofSeconds(5))));
             Thread.sleep(300);
             Pools.terminate(db.jdbcUrl(), "format-probe"); // the LISTEN connection among them
             await().atMost(Duration.ofSeconds(3))

@@ -6,6 +6,7 @@ import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.jdbc.JdbcFencingGuard;
 import io.fencepost.lock.jdbc.PostgresLockManager;
 import io.fencepost.lock.reliability.support.FaultyProxy;
+import io.fencepost.lock.reliability.support.Options;
 import io.fencepost.lock.reliability.support.Pools;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -61,12 +62,8 @@ public final class LogProbe {
             });
             step("a waiter woken by a release", () -> {
                 Lease held = b.acquire("probe:wait", LockOptions.of(Duration.ofSeconds(5)));
-                CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> a.acquire(
-                        "probe:wait",
-                        LockOptions.builder()
-                                .leaseTime(Duration.ofSeconds(5))
-                                .waitTime(Duration.ofSeconds(5))
-                                .build()));
+                CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() ->
+                        a.acquire("probe:wait", Options.leaseAndWait(Duration.ofSeconds(5), Duration.ofSeconds(5))));
                 Thread.sleep(300);
                 held.release();
                 waiter.get(10, TimeUnit.SECONDS).release();
@@ -106,12 +103,8 @@ public final class LogProbe {
             });
             step("terminated connections", () -> {
                 Lease held = b.acquire("probe:listen", LockOptions.of(Duration.ofSeconds(2)));
-                CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> a.acquire(
-                        "probe:listen",
-                        LockOptions.builder()
-                                .leaseTime(Duration.ofSeconds(2))
-                                .waitTime(Duration.ofSeconds(5))
-                                .build()));
+                CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() ->
+                        a.acquire("probe:listen", Options.leaseAndWait(Duration.ofSeconds(2), Duration.ofSeconds(5))));
                 Thread.sleep(300);
                 Pools.terminate(url, "log-probe");
                 Thread.sleep(300);

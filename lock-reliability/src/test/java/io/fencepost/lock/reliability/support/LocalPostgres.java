@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 
@@ -129,9 +130,7 @@ public final class LocalPostgres implements AutoCloseable {
      * Durability of commits is real (fsync stays on), since crash tests depend on it.
      */
     public static LocalPostgres init(String name, Map<String, String> settings) {
-        Path base = newBase(name);
-        LocalPostgres cluster = new LocalPostgres(name, base, freePort());
-        try {
+        return create(name, cluster -> {
             cluster.run(List.of(
                     tool("initdb"),
                     "-D",
@@ -145,11 +144,7 @@ public final class LocalPostgres implements AutoCloseable {
                     "--locale=C",
                     "--no-sync"));
             cluster.configure(settings);
-            return cluster;
-        } catch (RuntimeException e) {
-            cluster.close();
-            throw e;
-        }
+        });
     }
 
     /**
@@ -157,9 +152,7 @@ public final class LocalPostgres implements AutoCloseable {
      * or from {@code viaPort} (say a proxy in front of this cluster), under the walreceiver name {@code name}.
      */
     public LocalPostgres baseBackup(String standbyName, int viaPort, Map<String, String> settings) {
-        Path standbyBase = newBase(standbyName);
-        LocalPostgres standby = new LocalPostgres(standbyName, standbyBase, freePort());
-        try {
+        return create(standbyName, standby -> {
             standby.run(List.of(
                     tool("pg_basebackup"),
                     "-h",
@@ -182,9 +175,20 @@ public final class LocalPostgres implements AutoCloseable {
                     "'host=127.0.0.1 port=" + viaPort + " user=" + OS_USER + " application_name=" + standbyName + "'");
             all.putAll(settings);
             standby.configure(all);
-            return standby;
+        });
+    }
+
+    /**
+     * A new cluster {@code name} in a directory of its own on a free port, its data directory made by {@code
+     * populate}; if that fails, the directory is deleted again.
+     */
+    private static LocalPostgres create(String name, Consumer<LocalPostgres> populate) {
+        LocalPostgres cluster = new LocalPostgres(name, newBase(name), freePort());
+        try {
+            populate.accept(cluster);
+            return cluster;
         } catch (RuntimeException e) {
-            standby.close();
+            cluster.close();
             throw e;
         }
     }

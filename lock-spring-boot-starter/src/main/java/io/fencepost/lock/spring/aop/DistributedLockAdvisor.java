@@ -131,7 +131,7 @@ public class DistributedLockAdvisor extends AbstractPointcutAdvisor
         }
         LockOptions defaults = interceptor.defaults();
         for (LockDefinition definition : definitions) {
-            definition.options(defaults);
+            definition.options().over(defaults);
         }
     }
 

@@ -1,7 +1,6 @@
 package io.fencepost.lock.spring.aop;
 
 import io.fencepost.lock.Lease;
-import io.fencepost.lock.LeaseLostException;
 import io.fencepost.lock.LockContext;
 import io.fencepost.lock.LockManager;
 import io.fencepost.lock.LockNotAcquiredException;
@@ -12,17 +11,9 @@ import io.micrometer.observation.ObservationRegistry;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -66,8 +57,8 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 
     private volatile ObservationRegistry observationRegistry;
 
-    /** Leases held for futures that are not complete yet, by key. */
-    private final Map<String, PendingHold> pending = new ConcurrentHashMap<>();
+    /** Leases held for futures that are not complete yet. */
+    private final FutureHolds futureHolds = new FutureHolds();
 
     DistributedLockInterceptor(
             LockDefinitionSource source, Supplier<LockManager> lockManager, Supplier<LockOptions> defaults) {
@@ -127,13 +118,16 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
         if (lock == null) {
             return invocation.proceed();
         }
-        String key = lock.key(
-                invocation.getArguments(),
-                target,
-                targetClass != null ? targetClass : invocation.getMethod().getDeclaringClass(),
-                source.parameterNames(),
-                beanResolver);
-        LockOptions options = lock.options(defaults());
+        String key = lock.key()
+                .evaluate(
+                        invocation.getArguments(),
+                        target,
+                        targetClass != null
+                                ? targetClass
+                                : invocation.getMethod().getDeclaringClass(),
+                        source.parameterNames(),
+                        beanResolver);
+        LockOptions options = lock.options().over(defaults());
         LockManager manager = lockManager();
         if (manager == null) {
             throw new NoLockManagerException(List.of(lock.method()));
@@ -185,10 +179,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
         }
     }
 
-    /**
-     * Acquires the call's lease inside its observation, with the call published as the current
-     * {@link DistributedLockAttempt} so that listeners can tell a skip from a busy key.
-     */
+    /** Acquires the call's lease inside its observation. */
     @SuppressWarnings("try")
     private Lease observedAcquire(
             LockDefinition lock, LockManager manager, String key, LockOptions options, ObservationRegistry registry) {
@@ -197,10 +188,9 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
                 .lowCardinalityKeyValue("name", lock.name())
                 .highCardinalityKeyValue("key", key)
                 .start();
-        DistributedLockAttempt attempt = new DistributedLockAttempt(lock.method(), lock.name(), lock.onLocked());
         Lease lease = null;
         try (Observation.Scope scope = observation.openScope()) {
-            lease = attempt.run(() -> acquire(manager, key, options, lock.onLocked() == OnLocked.SKIP));
+            lease = acquire(manager, key, options, lock.onLocked() == OnLocked.SKIP);
             observation.lowCardinalityKeyValue("result", lease != null ? "acquired" : "skipped");
         } catch (LockNotAcquiredException e) {
             observation.lowCardinalityKeyValue("result", "not-acquired");
@@ -250,10 +240,8 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
             if (lease == null) {
                 return null;
             }
-            PendingHold hold = pending.get(key);
-            if (hold == null
-                    || hold.fencingToken() != lease.fencingToken()
-                    || LockContext.current(key).isPresent()) {
+            FutureHolds.Hold hold = futureHolds.pending(key, lease.fencingToken());
+            if (hold == null || LockContext.current(key).isPresent()) {
                 return lease;
             }
             lease.close();
@@ -274,17 +262,12 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
         }
     }
 
-    private static boolean awaitRelease(PendingHold hold, long nanos, String key) {
+    private static boolean awaitRelease(FutureHolds.Hold hold, long nanos, String key) {
         try {
-            hold.released().get(nanos, TimeUnit.NANOSECONDS);
-            return true;
-        } catch (TimeoutException e) {
-            return false;
+            return FutureHolds.awaitRelease(hold, nanos);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LockNotAcquiredException(key, "interrupted while waiting for lock '" + key + "'");
-        } catch (ExecutionException e) {
-            return true; // the signal never fails; should it, retrying is still right
         }
     }
 
@@ -305,7 +288,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
      */
     private Object releaseOnCompletion(
             CompletionStage<?> stage, Lease lease, Class<?> declaredType, String key, Observation holding) {
-        PendingHold hold = retain(key, lease.fencingToken());
+        FutureHolds.Hold hold = futureHolds.retain(key, lease.fencingToken());
         CompletionStage<?> released;
         try {
             released = stage.whenComplete((value, failure) -> {
@@ -315,14 +298,14 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
                 try {
                     endHold(lease, holding);
                 } finally {
-                    release(key, hold);
+                    futureHolds.release(key, hold);
                 }
             });
         } catch (RuntimeException | Error e) {
             try {
                 endHold(lease, holding);
             } finally {
-                release(key, hold);
+                futureHolds.release(key, hold);
             }
             throw e;
         }
@@ -330,89 +313,5 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
             return released;
         }
         return stage;
-    }
-
-    /** Counts one more future holding the grant {@code fencingToken} of {@code key}. */
-    private PendingHold retain(String key, long fencingToken) {
-        PendingHold[] stale = new PendingHold[1];
-        PendingHold hold = pending.compute(key, (k, current) -> {
-            if (current != null && current.fencingToken() == fencingToken) {
-                current.futures().incrementAndGet();
-                return current;
-            }
-            stale[0] = current; // an earlier grant that is gone: nobody can re-enter it any more
-            return new PendingHold(fencingToken, new AtomicInteger(1), new CompletableFuture<>());
-        });
-        if (stale[0] != null) {
-            stale[0].released().complete(null);
-        }
-        return hold;
-    }
-
-    /** Counts one future less; in the map's lock for the key, so that it cannot race {@link #retain}. */
-    private void release(String key, PendingHold hold) {
-        boolean[] last = {false};
-        pending.compute(key, (k, current) -> {
-            if (hold.futures().decrementAndGet() > 0) {
-                return current;
-            }
-            last[0] = true;
-            return current == hold ? null : current;
-        });
-        if (last[0]) {
-            hold.released().complete(null);
-        }
-    }
-
-    /** A grant held for futures that have not completed: how many, and a signal when the last is released. */
-    private record PendingHold(long fencingToken, AtomicInteger futures, CompletableFuture<Void> released) {}
-
-    /**
-     * Interrupts the thread running a method whose lease is lost, only while the method still runs: the flag is
-     * cleared under the same lock before the lease is released, so a late loss never interrupts whatever the thread
-     * does next. (A plain lock, not {@code synchronized}: the callback runs on the renewal thread.)
-     */
-    private static final class LossInterrupt implements Consumer<LeaseLostException> {
-
-        private final Thread thread = Thread.currentThread();
-
-        private final String method;
-
-        private final ReentrantLock lock = new ReentrantLock();
-
-        private boolean running = true;
-
-        private LossInterrupt(String method) {
-            this.method = method;
-        }
-
-        static LossInterrupt register(Lease lease, String method) {
-            LossInterrupt interrupt = new LossInterrupt(method);
-            lease.onLost(interrupt);
-            return interrupt;
-        }
-
-        @Override
-        public void accept(LeaseLostException lost) {
-            lock.lock();
-            try {
-                if (running) {
-                    logger.info("Interrupting thread '" + thread.getName() + "' running " + method + ": "
-                            + lost.getMessage());
-                    thread.interrupt();
-                }
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        void methodEnded() {
-            lock.lock();
-            try {
-                running = false;
-            } finally {
-                lock.unlock();
-            }
-        }
     }
 }

@@ -28,8 +28,8 @@ final class CompositeLockListener implements LockListener {
     }
 
     @Override
-    public void notAcquired(String name, String key, Duration waited) {
-        listeners.forEach(listener -> listener.notAcquired(name, key, waited));
+    public void notAcquired(String name, String key, Duration waited, boolean skipped) {
+        listeners.forEach(listener -> listener.notAcquired(name, key, waited, skipped));
     }
 
     @Override

@@ -50,6 +50,7 @@ final class DisabledLockManager implements LockManager {
     private static String message(String key) {
         return "lock '" + key + "' not acquired: distributed locking is disabled (fencepost.enabled=false), so"
                 + " @DistributedLock methods do not run; remove the setting to lock with PostgreSQL, or define a"
-                + " LockManager bean (for example DefaultLockManager over InMemoryLeaseStore in tests)";
+                + " LockManager bean (in tests, for example DefaultLockManager over the InMemoryLeaseStore of"
+                + " io.fencepost:lock-test-support)";
     }
 }

@@ -15,7 +15,8 @@ final class NoLockManagerFailureAnalyzer extends AbstractFailureAnalyzer<NoLockM
                         + " DataSource bean.",
                 "Configure a DataSource for PostgreSQL (for example spring.datasource.url) or mark a dedicated one"
                         + " with @LockDataSource, or define a LockManager bean of your own (in tests, for example,"
-                        + " DefaultLockManager over InMemoryLeaseStore). Rather than run these methods unlocked,"
+                        + " DefaultLockManager over the InMemoryLeaseStore of io.fencepost:lock-test-support). Rather"
+                        + " than run these methods unlocked,"
                         + " Fencepost refuses to start.",
                 cause);
     }

@@ -2,7 +2,6 @@ package io.fencepost.lock.spring.metrics;
 
 import io.fencepost.lock.Lease;
 import io.fencepost.lock.spi.LockListener;
-import io.fencepost.lock.spring.aop.DistributedLockAttempt;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.LongTaskTimer;
 import io.micrometer.core.instrument.Meter;
@@ -21,8 +20,9 @@ import org.apache.commons.logging.LogFactory;
  *
  * <ul>
  *   <li>{@value #ACQUIRE} (timer): every acquisition, timed from the request to its outcome; {@code result} is
- *       {@code acquired}, {@code not-acquired}, {@code skipped} (a {@code @DistributedLock(onLocked = SKIP)} call
- *       found the key busy) or {@code error} (the store failed);
+ *       {@code acquired}, {@code not-acquired}, {@code skipped} (a caller that skips its work when the key is busy,
+ *       such as a {@code @DistributedLock(onLocked = SKIP)} call, found it busy) or {@code error} (the store
+ *       failed);
  *   <li>{@value #WAIT} (timer): for every granted lease, how long the request waited before the grant;
  *   <li>{@value #HELD} (long task timer): leases held right now and for how long; a sample ends at the release or the
  *       loss of the lease;
@@ -74,8 +74,8 @@ public class MicrometerLockListener implements LockListener {
 
     private final Meter.MeterProvider<Counter> release;
 
-    /** The running {@value #HELD} sample of each grant, by key and fencing token (kept in memory only). */
-    private final ConcurrentMap<Grant, LongTaskTimer.Sample> holding = new ConcurrentHashMap<>();
+    /** The running {@value #HELD} sample of each lease, by key and fencing token (kept in memory only). */
+    private final ConcurrentMap<HeldLease, LongTaskTimer.Sample> holding = new ConcurrentHashMap<>();
 
     /** Meters in {@code registry}. */
     public MicrometerLockListener(MeterRegistry registry) {
@@ -105,97 +105,92 @@ public class MicrometerLockListener implements LockListener {
 
     @Override
     public void acquired(String name, Lease lease, Duration waited) {
-        try {
+        record("acquired", name, () -> {
             acquire.withTags(NAME, name, RESULT, "acquired").record(waited);
             wait.withTag(NAME, name).record(waited);
             LongTaskTimer.Sample previous =
-                    holding.put(Grant.of(lease), held.withTag(NAME, name).start());
+                    holding.put(HeldLease.of(lease), held.withTag(NAME, name).start());
             if (previous != null) {
-                previous.stop(); // the same grant reported twice: keep one sample running
+                previous.stop(); // the same lease reported twice: keep one sample running
             }
-        } catch (RuntimeException e) {
-            failedToRecord("acquired", name, e);
-        }
+        });
     }
 
     @Override
-    public void notAcquired(String name, String key, Duration waited) {
-        try {
-            boolean skipped = DistributedLockAttempt.current()
-                    .map(DistributedLockAttempt::skipsWhenLocked)
-                    .orElse(false);
-            acquire.withTags(NAME, name, RESULT, skipped ? "skipped" : "not-acquired")
-                    .record(waited);
-        } catch (RuntimeException e) {
-            failedToRecord("notAcquired", name, e);
-        }
+    public void notAcquired(String name, String key, Duration waited, boolean skipped) {
+        record(
+                "notAcquired",
+                name,
+                () -> acquire.withTags(NAME, name, RESULT, skipped ? "skipped" : "not-acquired")
+                        .record(waited));
     }
 
     @Override
     public void acquireFailed(String name, String key, Duration waited, RuntimeException failure) {
-        try {
-            acquire.withTags(NAME, name, RESULT, "error").record(waited);
-        } catch (RuntimeException e) {
-            failedToRecord("acquireFailed", name, e);
-        }
+        record(
+                "acquireFailed",
+                name,
+                () -> acquire.withTags(NAME, name, RESULT, "error").record(waited));
     }
 
     @Override
     public void released(String name, Lease lease, boolean removed, Duration heldFor) {
-        try {
-            LongTaskTimer.Sample sample = holding.remove(Grant.of(lease));
-            if (sample != null) {
-                sample.stop();
-            }
+        record("released", name, () -> {
             // No running sample: the loss was reported first, whatever the store said about the row.
-            boolean released = removed && sample != null;
+            boolean released = stopHeld(lease) && removed;
             release.withTags(NAME, name, RESULT, released ? "released" : "already-lost")
                     .increment();
-        } catch (RuntimeException e) {
-            failedToRecord("released", name, e);
-        }
+        });
     }
 
     @Override
     public void renewed(String name, Lease lease) {
-        try {
-            renewal.withTags(NAME, name, RESULT, "renewed").increment();
-        } catch (RuntimeException e) {
-            failedToRecord("renewed", name, e);
-        }
+        countRenewal(name, "renewed");
     }
 
     @Override
     public void renewalFailed(String name, Lease lease, RuntimeException failure) {
-        try {
-            renewal.withTags(NAME, name, RESULT, "failed").increment();
-        } catch (RuntimeException e) {
-            failedToRecord("renewalFailed", name, e);
-        }
+        countRenewal(name, "failed");
+    }
+
+    private void countRenewal(String name, String result) {
+        record(
+                "renewal " + result,
+                name,
+                () -> renewal.withTags(NAME, name, RESULT, result).increment());
     }
 
     @Override
     public void lost(String name, Lease lease, String reason) {
-        try {
+        record("lost", name, () -> {
             lost.withTag(NAME, name).increment();
-            LongTaskTimer.Sample sample = holding.remove(Grant.of(lease));
-            if (sample != null) {
-                sample.stop();
-            }
+            stopHeld(lease);
+        });
+    }
+
+    /** Ends the lease's {@value #HELD} sample; false when none was running. */
+    private boolean stopHeld(Lease lease) {
+        LongTaskTimer.Sample sample = holding.remove(HeldLease.of(lease));
+        if (sample != null) {
+            sample.stop();
+        }
+        return sample != null;
+    }
+
+    /** Records an event; a failure to record is logged and never reaches the lock engine. */
+    private static void record(String event, String name, Runnable recording) {
+        try {
+            recording.run();
         } catch (RuntimeException e) {
-            failedToRecord("lost", name, e);
+            logger.warn("Could not record the lock event '" + event + "' of lock name '" + name + "' in Micrometer", e);
         }
     }
 
-    private static void failedToRecord(String event, String name, RuntimeException e) {
-        logger.warn("Could not record the lock event '" + event + "' of lock name '" + name + "' in Micrometer", e);
-    }
+    /** One lease: a key's fencing token is unique, so the pair names the lease across its reentrant holds. */
+    private record HeldLease(String key, long fencingToken) {
 
-    /** One grant: a key's fencing token is unique, so the pair names the grant across its lease handles. */
-    private record Grant(String key, long fencingToken) {
-
-        static Grant of(Lease lease) {
-            return new Grant(lease.key(), lease.fencingToken());
+        static HeldLease of(Lease lease) {
+            return new HeldLease(lease.key(), lease.fencingToken());
         }
     }
 }

@@ -5,7 +5,6 @@ import io.fencepost.lock.LeaseInfo;
 import io.fencepost.lock.LockAdmin;
 import io.fencepost.lock.LockManager;
 import io.fencepost.lock.core.DefaultLockManager;
-import io.fencepost.lock.jdbc.PostgresLockManager;
 import java.security.Principal;
 import java.time.Instant;
 import java.util.Comparator;
@@ -52,9 +51,8 @@ public class LocksEndpoint {
     /** The leases this instance holds, by key. */
     @ReadOperation
     public LocksDescriptor locks() {
-        List<HeldLeaseDescriptor> leases = heldLeases().stream()
+        List<HeldLeaseInfo> leases = heldLeases().stream()
                 .sorted(Comparator.comparing(HeldLeaseInfo::key))
-                .map(HeldLeaseDescriptor::of)
                 .toList();
         return new LocksDescriptor(holderName(lockManager), leases);
     }
@@ -160,58 +158,16 @@ public class LocksEndpoint {
     }
 
     private static String holderName(LockManager lockManager) {
-        if (lockManager instanceof PostgresLockManager postgres) {
-            return postgres.holderName();
-        }
-        if (lockManager instanceof DefaultLockManager engine) {
-            return engine.holderName();
-        }
-        return null;
+        return lockManager instanceof DefaultLockManager engine ? engine.holderName() : null;
     }
 
     /**
      * The leases this instance holds.
      *
      * @param holder the name this instance writes as the holder of its leases, when the manager tells it
-     * @param leases one per key, sorted by key
+     * @param leases one per key, sorted by key; never an owner token
      */
-    public record LocksDescriptor(String holder, List<HeldLeaseDescriptor> leases) implements OperationResponseBody {}
-
-    /**
-     * A lease this instance holds.
-     *
-     * @param key the locked key
-     * @param name the lock's low-cardinality name
-     * @param fencingToken the grant's fencing token
-     * @param acquiredAt when the grant was made (database clock)
-     * @param expiresAt when the lease ends unless renewed, as last confirmed (database clock)
-     * @param holdCount how many reentrant holds are open on it
-     * @param renewals how many renewals the store confirmed
-     * @param holderThread the name of the thread that took it
-     */
-    public record HeldLeaseDescriptor(
-            String key,
-            String name,
-            long fencingToken,
-            Instant acquiredAt,
-            Instant expiresAt,
-            int holdCount,
-            long renewals,
-            String holderThread)
-            implements OperationResponseBody {
-
-        static HeldLeaseDescriptor of(HeldLeaseInfo info) {
-            return new HeldLeaseDescriptor(
-                    info.key(),
-                    info.name(),
-                    info.fencingToken(),
-                    info.acquiredAt(),
-                    info.expiresAt(),
-                    info.holdCount(),
-                    info.renewals(),
-                    info.holderThread());
-        }
-    }
+    public record LocksDescriptor(String holder, List<HeldLeaseInfo> leases) implements OperationResponseBody {}
 
     /**
      * The store's view of a key.

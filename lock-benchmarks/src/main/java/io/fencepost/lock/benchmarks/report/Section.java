@@ -1,0 +1,17 @@
+package io.fencepost.lock.benchmarks.report;
+
+import static io.fencepost.lock.benchmarks.clients.Library.FENCEPOST;
+
+import io.fencepost.lock.benchmarks.clients.Library;
+
+/** One part of the report, written from the run's results into the Markdown that the parts share. */
+interface Section {
+
+    /** Appends this part; a part with nothing measured writes nothing. */
+    void write();
+
+    /** A library's name in a table row, Fencepost's in bold so that the eye finds it among the others. */
+    static String label(Library library) {
+        return library == FENCEPOST ? "**" + library.label() + "**" : library.label();
+    }
+}

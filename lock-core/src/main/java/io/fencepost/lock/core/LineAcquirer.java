@@ -1,0 +1,127 @@
+package io.fencepost.lock.core;
+
+import io.fencepost.lock.Lease;
+import io.fencepost.lock.spi.AcquireResult;
+import io.fencepost.lock.spi.LeaseStore;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Acquisition in the ordinary (not fair) mode: the callers of this manager line up per key in a {@link WaiterLine}
+ * and only the head of the line talks to the store; a local holder's release may hand the lease straight to the
+ * waiter at the head.
+ */
+final class LineAcquirer {
+
+    /** How long a waiter pauses, at most, while a holder of this manager releases the key (its end wakes us). */
+    private static final long RELEASE_IN_FLIGHT_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    private final LeaseStore store;
+
+    private final String holderName;
+
+    private final WaiterLines lines;
+
+    private final HeldLeases held;
+
+    private final Releases releases;
+
+    private final Grants grants;
+
+    private final AcquireLoop loop;
+
+    LineAcquirer(
+            LeaseStore store,
+            String holderName,
+            WaiterLines lines,
+            HeldLeases held,
+            Releases releases,
+            Grants grants,
+            AcquireLoop loop) {
+        this.store = store;
+        this.holderName = holderName;
+        this.lines = lines;
+        this.held = held;
+        this.releases = releases;
+        this.grants = grants;
+        this.loop = loop;
+    }
+
+    Optional<Lease> acquire(AcquireCall call) {
+        String key = call.key();
+        WaiterLine line = lines.enter(key);
+        // A waiter may receive a local holder's lease directly on its release (one statement, not two).
+        WaiterLine.Waiter me = line.join(call.waits() && releases.handsOver() ? call : null);
+        try {
+            if (!line.awaitTurn(me, call.remainingNanos())) {
+                // The wait ran out in line; a lease may still have been handed to us just now.
+                Optional<Lease> handed = handedOver(call, line, me);
+                return handed.isPresent() ? handed : loop.notAcquired(call);
+            }
+            // Our turn, or a lease handed to us while in line: the loop takes that first.
+            return attemptUntilDeadline(call, line, me);
+        } catch (InterruptedException e) {
+            return loop.interrupted(call);
+        } finally {
+            if (line.leave(me).isPresent()) {
+                // Handed to us as we gave up (interrupted, or failed): nobody will use it, so free the key at once.
+                releases.releaseUnclaimed(key, me.ownerToken);
+            }
+            lines.leave(key);
+        }
+    }
+
+    private Optional<Lease> attemptUntilDeadline(AcquireCall call, WaiterLine line, WaiterLine.Waiter me)
+            throws InterruptedException {
+        boolean waits = call.waits();
+        // Subscribe before the first attempt: a release that happens after our attempt then always wakes us.
+        LeaseStore.Subscription subscription =
+                waits ? store.subscribe(call.key(), line::wake) : LeaseStore.Subscription.NONE;
+        try {
+            return loop.run(call, new AcquireLoop.Attempts() {
+                @Override
+                public Optional<Lease> handedOver() {
+                    return LineAcquirer.this.handedOver(call, line, me);
+                }
+
+                @Override
+                public long knownBusyNanos() {
+                    Optional<HeldLease> local = held.get(call.key());
+                    // Held by another thread of this manager, or being released by it: the end of that release, or
+                    // a loss, wakes us; asking the store meanwhile could only find the key busy.
+                    if (local.isPresent() && local.get().isHeld()) {
+                        return local.get().safeDeadlineNanos() - System.nanoTime();
+                    }
+                    if (local.isPresent() && local.get().state() == HeldLease.State.RELEASED) {
+                        return RELEASE_IN_FLIGHT_NANOS;
+                    }
+                    // Just freed for waiters in other processes: give them the first try.
+                    long courtesy = waits ? line.courtesyLeftNanos() : 0;
+                    return courtesy > 0 ? courtesy : AcquireLoop.CALL_STORE;
+                }
+
+                @Override
+                public AcquireResult attempt(String ownerToken) {
+                    return store.acquire(call.request(ownerToken, holderName));
+                }
+
+                @Override
+                public boolean promisesWakeUp() {
+                    return subscription.delivers();
+                }
+
+                @Override
+                public void pause(long nanos) throws InterruptedException {
+                    line.awaitWakeUp(nanos);
+                }
+            });
+        } finally {
+            subscription.close();
+        }
+    }
+
+    /** The lease a local holder handed to this waiter on release, if it did; it is then the caller's. */
+    private Optional<Lease> handedOver(AcquireCall call, WaiterLine line, WaiterLine.Waiter me) {
+        return line.take(me).map(handed -> grants.granted(call, me.ownerToken, handed.granted(), me.sentNanos));
+    }
+}

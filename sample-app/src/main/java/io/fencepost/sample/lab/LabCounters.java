@@ -1,0 +1,38 @@
+package io.fencepost.sample.lab;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/** What happened in the lab since the last reset: counted by the workers, shown on the page. */
+final class LabCounters {
+
+    final AtomicLong grants = new AtomicLong();
+
+    final AtomicLong writesAccepted = new AtomicLong();
+
+    final AtomicLong writesRejected = new AtomicLong();
+
+    final AtomicLong violations = new AtomicLong();
+
+    final AtomicLong storeErrors = new AtomicLong();
+
+    final AtomicLong leasesLost = new AtomicLong();
+
+    LabState.Counters view() {
+        return new LabState.Counters(
+                grants.get(),
+                writesAccepted.get(),
+                writesRejected.get(),
+                violations.get(),
+                storeErrors.get(),
+                leasesLost.get());
+    }
+
+    void reset() {
+        grants.set(0);
+        writesAccepted.set(0);
+        writesRejected.set(0);
+        violations.set(0);
+        storeErrors.set(0);
+        leasesLost.set(0);
+    }
+}

@@ -1,0 +1,114 @@
+package io.fencepost.sample.lab;
+
+import io.fencepost.sample.SampleProperties;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * The faults the page injects: a holder frozen past its lease, an outage of the lock store, and the resource's
+ * fencing turned off. The workers and their store links ask it what is in force.
+ */
+final class LabFaults {
+
+    private static final String TERMINATE_SQL = """
+            SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+             WHERE application_name = :application AND datname = current_database() AND pid <> pg_backend_pid()
+            """;
+
+    private final SampleProperties.Lab settings;
+
+    private final JdbcClient jdbc;
+
+    private final LabLockClients clients;
+
+    private final LabLog log;
+
+    private final ScheduledExecutorService timer;
+
+    private final AtomicBoolean fencing = new AtomicBoolean(true);
+
+    private final AtomicBoolean storeDown = new AtomicBoolean();
+
+    private final AtomicBoolean pendingPause = new AtomicBoolean();
+
+    LabFaults(
+            SampleProperties.Lab settings,
+            JdbcClient jdbc,
+            LabLockClients clients,
+            LabLog log,
+            ScheduledExecutorService timer) {
+        this.settings = settings;
+        this.jdbc = jdbc;
+        this.clients = clients;
+        this.log = log;
+        this.timer = timer;
+    }
+
+    /** The next holder to work (or the one working now) freezes for the pause time. */
+    void pauseHolder() {
+        pendingPause.set(true);
+        log.event(
+                null,
+                "info",
+                "pause requested: the holder will freeze for "
+                        + settings.pauseTime().toMillis() + " ms, past its "
+                        + settings.leaseTime().toMillis() + " ms lease");
+    }
+
+    /** Cuts every lock connection of the workers and refuses new ones for the outage time. */
+    void killStore() {
+        if (!storeDown.compareAndSet(false, true)) {
+            return;
+        }
+        // Through the application's pool: the lock pool's own connections are the ones being cut.
+        Integer terminated = jdbc.sql(TERMINATE_SQL)
+                .param("application", clients.applicationName())
+                .query(Integer.class)
+                .single();
+        clients.evictConnections();
+        log.event(
+                null,
+                "store-down",
+                "lock store killed: " + terminated + " lock connection(s) terminated"
+                        + " (pg_terminate_backend), new ones refused for "
+                        + settings.outageTime().toMillis() + " ms");
+        timer.schedule(
+                () -> {
+                    storeDown.set(false);
+                    log.event(null, "store-up", "lock store reachable again");
+                },
+                settings.outageTime().toMillis(),
+                TimeUnit.MILLISECONDS);
+    }
+
+    /** Turns the resource's fencing check on or off. */
+    void fencing(boolean enabled) {
+        if (fencing.getAndSet(enabled) != enabled) {
+            log.event(
+                    null,
+                    "fencing",
+                    enabled
+                            ? "fencing ON: the resource refuses tokens lower than the highest it has seen"
+                            : "fencing OFF: the resource accepts every write; only the lock stands between workers");
+        }
+    }
+
+    boolean fencing() {
+        return fencing.get();
+    }
+
+    boolean storeDown() {
+        return storeDown.get();
+    }
+
+    boolean pausePending() {
+        return pendingPause.get();
+    }
+
+    /** Claims the requested pause, so that exactly one holder freezes for it. */
+    boolean takePause() {
+        return pendingPause.compareAndSet(true, false);
+    }
+}

@@ -1,0 +1,207 @@
+package io.fencepost.sample.lab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fencepost.sample.TestDatabase;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * The lab page in a real headless Chromium (Debian's {@code chromium} and {@code chromium-driver}): pausing the
+ * holder past its lease is harmless with fencing and a counted violation without it, and killing the store makes
+ * acquires fail closed. Skipped, with a message, when the browser is not installed; nothing is downloaded.
+ *
+ * <p>{@code -Dlab.screenshot=PATH} also saves the page, as it looks after the violation, to PATH (the README's
+ * {@code docs/demo.png} is made that way); it is always saved to {@code target/lab-page.png}.
+ */
+@ExtendWith(TestDatabase.class) // before @SpringBootTest: the database outlives the application
+@SpringBootTest(
+        webEnvironment = WebEnvironment.RANDOM_PORT,
+        properties = {
+            "sample.instance-name=browser",
+            "sample.settlement.cron=*/2 * * * * *",
+            "sample.settlement.min-hold-time=1s",
+            "sample.lab.lease-time=1s",
+            "sample.lab.work-time=250ms",
+            "sample.lab.pause-time=2500ms",
+            "sample.lab.outage-time=3s"
+        })
+@DirtiesContext
+@EnabledIf(value = "browserInstalled", disabledReason = LabPageBrowserTest.NO_BROWSER)
+class LabPageBrowserTest {
+
+    static final String NO_BROWSER = "no headless browser (/usr/bin/chromium, /usr/bin/chromedriver): install Debian's"
+            + " packages with `apt-get install chromium chromium-driver` to run the lab page's browser test";
+
+    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+
+    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+
+    private static final Duration STEP = Duration.ofSeconds(20);
+
+    private static WebDriver browser;
+
+    private static Path profile;
+
+    @LocalServerPort
+    private int port;
+
+    @DynamicPropertySource
+    static void database(DynamicPropertyRegistry registry) {
+        registry.add("spring.datasource.url", TestDatabase::jdbcUrl);
+    }
+
+    /** Decided before anything starts: without a browser, neither the database nor the application is set up. */
+    static boolean browserInstalled() {
+        boolean installed = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
+        if (!installed) {
+            LoggerFactory.getLogger(LabPageBrowserTest.class).warn("skipped: {}", NO_BROWSER);
+        }
+        return installed;
+    }
+
+    @BeforeAll
+    static void startBrowser() throws IOException {
+        // The driver and browser are named, so Selenium Manager never runs (and never downloads anything).
+        System.setProperty("SE_AVOID_STATS", "true");
+        System.setProperty("SE_OFFLINE", "true");
+        System.setProperty("webdriver.chrome.driver", CHROMEDRIVER.toString());
+        profile = Files.createTempDirectory("lab-chromium-");
+        ChromeOptions options = new ChromeOptions()
+                .setBinary(CHROMIUM.toFile())
+                .addArguments(
+                        "--headless=new",
+                        "--no-sandbox",
+                        "--disable-gpu",
+                        "--disable-dev-shm-usage",
+                        "--disable-background-networking",
+                        "--disable-component-update",
+                        "--disable-sync",
+                        "--no-first-run",
+                        "--window-size=1440,1500",
+                        "--user-data-dir=" + profile);
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(CHROMEDRIVER.toFile())
+                .usingAnyFreePort()
+                .build();
+        browser = new ChromeDriver(service, options);
+        browser.manage().window().setSize(new Dimension(1440, 1500));
+    }
+
+    @AfterAll
+    static void stopBrowserAndApplication() throws IOException {
+        if (browser != null) {
+            browser.quit();
+        }
+        if (profile != null) {
+            try (Stream<Path> files = Files.walk(profile)) {
+                files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+            }
+        }
+    }
+
+    @Test
+    void pausingTheHolderIsHarmlessWithFencingAndAViolationWithoutIt() throws IOException {
+        browser.get("http://localhost:" + port + "/");
+        WebDriverWait wait = new WebDriverWait(browser, STEP);
+        wait.until(page -> number("grants") >= 3);
+        assertThat(text("fencing-state")).isEqualTo("ON");
+        assertThat(browser.findElements(By.cssSelector("#workers .worker"))).hasSize(3);
+
+        // The ledger's REST API, from the page: twenty transfers at once, and money is neither made nor lost.
+        wait.until(page ->
+                browser.findElements(By.cssSelector("#accounts-body tr")).size() == 6);
+        browser.findElement(By.id("random-transfers")).click();
+        wait.until(page -> text("transfer-result").contains("of 20 transfers booked"));
+        assertThat(text("transfer-result")).doesNotContain("500");
+        wait.until(page -> text("accounts-total").equals("6,000.00"));
+
+        // Fencing on: the paused holder wakes up and writes with its old token; the resource refuses it.
+        browser.findElement(By.id("pause-holder")).click();
+        wait.until(page -> number("rejected") >= 1);
+        assertThat(number("violations")).isZero();
+        assertThat(text("violations-card", "class")).contains("ok");
+        assertThat(eventTexts("rejected"))
+                .anySatisfy(
+                        text -> assertThat(text).contains("REJECTED").contains("the resource has already seen token"));
+        assertThat(eventTexts("pause")).anySatisfy(text -> assertThat(text).contains("is frozen for 2500 ms"));
+        wait.until(page -> !browser.findElements(By.cssSelector("#grants-body tr[data-outcome='rejected']"))
+                .isEmpty());
+
+        // Fencing off: the same late write now lands on top of the newer holder's work.
+        browser.findElement(By.cssSelector("label.switch")).click();
+        wait.until(page -> text("fencing-state").equals("OFF"));
+        browser.findElement(By.id("pause-holder")).click();
+        wait.until(page -> number("violations") >= 1);
+        assertThat(text("violations-card", "class")).contains("bad");
+        assertThat(eventTexts("violation"))
+                .anySatisfy(text -> assertThat(text).contains("VIOLATION").contains("with stale token"));
+        wait.until(page -> number("resource-lost") >= 1);
+        screenshot();
+
+        // Kill the store: nobody can be granted the key, acquires fail closed; then the workers carry on.
+        long grants = number("grants");
+        browser.findElement(By.id("kill-store")).click();
+        wait.until(page -> text("status-line").equals("LOCK STORE DOWN"));
+        wait.until(page -> number("store-errors") >= 1);
+        assertThat(eventTexts("store-down")).anySatisfy(text -> assertThat(text).contains("pg_terminate_backend"));
+        wait.until(page -> text("status-line").equals("workers running") && number("grants") > grants + 2);
+    }
+
+    private long number(String id) {
+        return Long.parseLong(text(id).trim());
+    }
+
+    private String text(String id) {
+        return browser.findElement(By.id(id)).getText();
+    }
+
+    private String text(String id, String attribute) {
+        return browser.findElement(By.id(id)).getDomAttribute(attribute);
+    }
+
+    private List<String> eventTexts(String kind) {
+        return browser.findElements(By.cssSelector("#events li[data-kind='" + kind + "']")).stream()
+                .map(event -> event.getDomProperty("textContent"))
+                .toList();
+    }
+
+    private void screenshot() throws IOException {
+        Path shot = ((ChromeDriver) browser).getScreenshotAs(OutputType.FILE).toPath();
+        Files.createDirectories(Path.of("target"));
+        Files.copy(shot, Path.of("target", "lab-page.png"), StandardCopyOption.REPLACE_EXISTING);
+        String wanted = System.getProperty("lab.screenshot");
+        if (wanted != null && !wanted.isBlank()) {
+            Path target = Path.of(wanted).toAbsolutePath();
+            Files.createDirectories(target.getParent());
+            Files.copy(shot, target, StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+}
