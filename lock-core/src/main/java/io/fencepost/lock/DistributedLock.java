@@ -53,4 +53,22 @@ public @interface DistributedLock {
 
     /** Whether waiters are served in arrival order across all instances (see {@link LockOptions#fair()}). */
     boolean fair() default false;
+
+    /**
+     * Whether the lease is shared (a read lease): any number of methods hold the key's shared leases at once, never
+     * together with an exclusive one (see {@link LockOptions#shared()}).
+     */
+    boolean shared() default false;
+
+    /**
+     * How many leases of the key may be held at once: a counted semaphore; 1 is an exclusive lock. Every caller of a
+     * key must use the same number (see {@link LockOptions#permits()}).
+     */
+    int permits() default 1;
+
+    /**
+     * Whether a call from a thread that already holds the key through this manager re-enters that lease; with
+     * {@code false} the key is busy for it like for anyone (see {@link LockOptions#reentrant()}).
+     */
+    boolean reentrant() default true;
 }

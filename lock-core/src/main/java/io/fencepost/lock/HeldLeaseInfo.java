@@ -13,6 +13,8 @@ import java.time.Instant;
  * @param holdCount how many reentrant holds are open on the grant
  * @param renewals how many renewals the store confirmed
  * @param holderThread the name of the thread that took the lease
+ * @param mode exclusive, shared, or one of a number of permits
+ * @param permits how many leases of the key may be held at once: 1 for exclusive, 0 (no count) for shared
  */
 public record HeldLeaseInfo(
         String key,
@@ -22,4 +24,6 @@ public record HeldLeaseInfo(
         Instant expiresAt,
         int holdCount,
         long renewals,
-        String holderThread) {}
+        String holderThread,
+        LeaseMode mode,
+        int permits) {}

@@ -1,5 +1,6 @@
 package io.fencepost.lock;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.function.Consumer;
 
@@ -35,6 +36,17 @@ public interface Lease extends AutoCloseable {
      * one grant share their callbacks.
      */
     void onLost(Consumer<? super LeaseLostException> listener);
+
+    /**
+     * Moves the end of the lease: owner-checked, in one store call, it then ends {@code leaseTime} after the store's
+     * clock reads "now" (earlier than before, too, but never before acquisition plus the minimum hold time). Renewal, if
+     * on, goes on with this lease time.
+     *
+     * @return true when the store confirmed the new end; false when the lease was lost, had expired or was released
+     * @throws IllegalArgumentException for a null, non-positive or too long duration, before the store is asked
+     * @throws LockStoreException when the store could not be reached (the lease may still be held)
+     */
+    boolean extend(Duration leaseTime);
 
     /**
      * Releases the lease. Idempotent: only the first call on a handle has an effect.

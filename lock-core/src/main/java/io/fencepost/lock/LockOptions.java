@@ -51,6 +51,12 @@ public final class LockOptions {
 
     private final boolean skipsWhenBusy;
 
+    private final boolean reentrant;
+
+    private final boolean shared;
+
+    private final int permits;
+
     private LockOptions(Builder builder) {
         this.leaseTime = builder.leaseTime;
         this.waitTime = builder.waitTime;
@@ -60,6 +66,9 @@ public final class LockOptions {
         this.name = builder.name;
         this.fair = builder.fair;
         this.skipsWhenBusy = builder.skipsWhenBusy;
+        this.reentrant = builder.reentrant;
+        this.shared = builder.shared;
+        this.permits = builder.permits;
     }
 
     /** The defaults: 30s lease, one attempt, renewed up to an hour. */
@@ -87,7 +96,10 @@ public final class LockOptions {
                 .maxHoldTime(maxHoldTime)
                 .name(name)
                 .fair(fair)
-                .skipsWhenBusy(skipsWhenBusy);
+                .skipsWhenBusy(skipsWhenBusy)
+                .reentrant(reentrant)
+                .shared(shared)
+                .permits(permits);
     }
 
     /** How long a grant lasts unless renewed; the store's clock decides when it ends. */
@@ -139,6 +151,37 @@ public final class LockOptions {
         return skipsWhenBusy;
     }
 
+    /**
+     * Whether the thread that holds the key through this manager gets the same lease again when it asks (a reentrant
+     * hold, released with the outermost one); with {@code false} it is busy for itself like for any other caller.
+     */
+    public boolean reentrant() {
+        return reentrant;
+    }
+
+    /**
+     * Whether the lease is shared (a read lease): any number of shared leases of a key may be held at once, never
+     * together with an exclusive one. Once an exclusive request waits for the key, new shared requests wait behind
+     * it, so writers are not starved by a stream of readers.
+     */
+    public boolean shared() {
+        return shared;
+    }
+
+    /**
+     * How many leases of the key may be held at once (a counted semaphore); 1, the default, is an exclusive lock.
+     * Every caller of a key must ask for the same number: a caller that disagrees with the live leases gets an
+     * {@link IllegalStateException} naming both numbers.
+     */
+    public int permits() {
+        return permits;
+    }
+
+    /** The kind of lease these options ask for. */
+    public LeaseMode mode() {
+        return shared ? LeaseMode.SHARED : permits > 1 ? LeaseMode.PERMITS : LeaseMode.EXCLUSIVE;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof LockOptions other
@@ -149,12 +192,26 @@ public final class LockOptions {
                 && maxHoldTime.equals(other.maxHoldTime)
                 && name.equals(other.name)
                 && fair == other.fair
-                && skipsWhenBusy == other.skipsWhenBusy;
+                && skipsWhenBusy == other.skipsWhenBusy
+                && reentrant == other.reentrant
+                && shared == other.shared
+                && permits == other.permits;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(leaseTime, waitTime, renew, minHoldTime, maxHoldTime, name, fair, skipsWhenBusy);
+        return Objects.hash(
+                leaseTime,
+                waitTime,
+                renew,
+                minHoldTime,
+                maxHoldTime,
+                name,
+                fair,
+                skipsWhenBusy,
+                reentrant,
+                shared,
+                permits);
     }
 
     @Override
@@ -183,6 +240,12 @@ public final class LockOptions {
         private boolean fair;
 
         private boolean skipsWhenBusy;
+
+        private boolean reentrant = true;
+
+        private boolean shared;
+
+        private int permits = 1;
 
         private Builder() {}
 
@@ -226,6 +289,21 @@ public final class LockOptions {
             return this;
         }
 
+        public Builder reentrant(boolean reentrant) {
+            this.reentrant = reentrant;
+            return this;
+        }
+
+        public Builder shared(boolean shared) {
+            this.shared = shared;
+            return this;
+        }
+
+        public Builder permits(int permits) {
+            this.permits = permits;
+            return this;
+        }
+
         /**
          * Validates and builds.
          *
@@ -255,6 +333,15 @@ public final class LockOptions {
                     "min hold time " + minHoldTime + " exceeds the longest possible hold " + longestHold
                             + " (raise leaseTime" + (renew ? " or maxHoldTime" : "") + ", or lower minHoldTime)");
             require(name != null && !name.isBlank(), "name must not be blank, was '" + name + "'");
+            require(permits >= 1, "permits must be at least 1 (1 is an exclusive lock), was " + permits);
+            require(
+                    !(shared && permits > 1),
+                    "a lease cannot be both shared and one of " + permits + " permits: shared leases have no count"
+                            + " (drop permits), permits are counted exclusive leases (drop shared)");
+            require(
+                    !(fair && (shared || permits > 1)),
+                    "fair mode serves exclusive leases only; drop fair for "
+                            + (shared ? "a shared lease" : permits + " permits"));
             return new LockOptions(this);
         }
 

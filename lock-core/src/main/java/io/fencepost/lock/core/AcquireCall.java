@@ -18,7 +18,14 @@ record AcquireCall(String key, LockOptions options, long startNanos) {
      * call's options become what the store sees.
      */
     AcquireRequest request(String ownerToken, String holderName) {
-        return new AcquireRequest(key, ownerToken, holderName, options.leaseTime(), waits());
+        return new AcquireRequest(
+                key,
+                ownerToken,
+                holderName,
+                options.leaseTime(),
+                waits(),
+                options.mode(),
+                options.shared() ? 0 : options.permits());
     }
 
     /** When the wait ends ({@link System#nanoTime()}). */

@@ -136,6 +136,11 @@ final class AcquireLoop {
     }
 
     private static LockStoreException storeFailure(AcquireCall call, RuntimeException e) {
+        if (e instanceof IllegalStateException mistake) {
+            // The store found a mistake of the caller's (callers of a key that disagree on its permits): no retry
+            // can mend it, and it is no store failure.
+            throw mistake;
+        }
         return e instanceof LockStoreException storeFailure
                 ? storeFailure
                 : new LockStoreException("could not acquire lock '" + call.key() + "': the lock store failed: " + e, e);

@@ -54,10 +54,11 @@ public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable
         this.store = Objects.requireNonNull(store, "store");
         this.holderName = settings.holderName();
         this.events = new LeaseEvents(settings.listener(), held, lines, tickets);
-        this.workers = List.of(new Renewer(store, events), new LossWatchdog(events));
+        Renewer renewer = new Renewer(store, events);
+        this.workers = List.of(renewer, new LossWatchdog(events));
         LeaseHandOver handOver = store instanceof LeaseHandOver ability ? ability : null;
         Releases releases = new Releases(store, handOver, holderName, held, lines, workers, events);
-        this.grants = new Grants(held, workers, releases, events);
+        this.grants = new Grants(held, workers, releases, renewer, events);
         AcquireLoop loop = new AcquireLoop(settings, grants, events);
         this.lineAcquirer = new LineAcquirer(store, holderName, lines, held, releases, grants, loop);
         this.fairAcquirer = store instanceof FairQueue queue
@@ -95,7 +96,7 @@ public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable
     private Optional<Lease> acquire(AcquireCall call) {
         String key = call.key();
         LockOptions options = call.options();
-        Optional<HeldLease> mine = held.reenter(key);
+        Optional<HeldLease> mine = options.reentrant() ? held.reenter(key, options) : Optional.empty();
         if (mine.isPresent()) {
             return Optional.of(grants.reentered(mine.get()));
         }
@@ -130,7 +131,7 @@ public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable
                 "lock ''{0}'' was force-released by an operator (a live lease was {1}removed)",
                 key,
                 removed ? "" : "not ");
-        held.get(key).ifPresent(mine -> events.lost(mine, "an operator force-released it"));
+        held.on(key).forEach(mine -> events.lost(mine, "an operator force-released it"));
         events.wakeWaiters(key);
         return removed;
     }

@@ -17,12 +17,15 @@ final class Grants {
 
     private final Releases releases;
 
+    private final Renewer renewer;
+
     private final LeaseEvents events;
 
-    Grants(HeldLeases held, List<LeaseWorker> workers, Releases releases, LeaseEvents events) {
+    Grants(HeldLeases held, List<LeaseWorker> workers, Releases releases, Renewer renewer, LeaseEvents events) {
         this.held = held;
         this.workers = workers;
         this.releases = releases;
+        this.renewer = renewer;
         this.events = events;
     }
 
@@ -40,13 +43,13 @@ final class Grants {
                 sentNanos);
         held.add(lease);
         workers.forEach(worker -> worker.register(lease));
-        LeaseHold hold = new LeaseHold(lease, releases);
+        LeaseHold hold = new LeaseHold(lease, releases, renewer);
         events.acquired(call, hold);
         return hold;
     }
 
     /** One more hold on a lease the calling thread holds already (no store call, not reported). */
     Lease reentered(HeldLease lease) {
-        return new LeaseHold(lease, releases);
+        return new LeaseHold(lease, releases, renewer);
     }
 }

@@ -2,6 +2,7 @@ package io.fencepost.lock.core;
 
 import io.fencepost.lock.HeldLeaseInfo;
 import io.fencepost.lock.LeaseLostException;
+import io.fencepost.lock.LeaseMode;
 import io.fencepost.lock.LockOptions;
 import java.time.Duration;
 import java.time.Instant;
@@ -10,6 +11,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
@@ -40,8 +42,6 @@ final class HeldLease {
 
     private final AtomicInteger holds = new AtomicInteger(1);
 
-    private final long driftMarginNanos;
-
     private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
 
     private final Instant acquiredAt;
@@ -60,6 +60,16 @@ final class HeldLease {
 
     private volatile boolean renewalsEnded;
 
+    /**
+     * One store call at a time moves the end of this lease (a background renewal or the holder's extend), so that the
+     * confirmation recorded last is the one the store applied last: otherwise a longer renewal recorded after a
+     * shorter extend that the store applied later would leave our deadline after the store's expiry.
+     */
+    private final ReentrantLock endMoves = new ReentrantLock();
+
+    /** The lease time renewals ask for: the options' until {@link #extended} sets another. */
+    private volatile Duration leaseTime;
+
     HeldLease(
             String key,
             String ownerToken,
@@ -75,9 +85,8 @@ final class HeldLease {
         this.acquiredAt = acquiredAt;
         this.grantSentNanos = grantSentNanos;
         this.ownerThread = Thread.currentThread();
-        // Clock rates of the JVM and the database differ by parts per million; 1% (at least 1ms) is ample.
-        this.driftMarginNanos = Math.max(1_000_000L, options.leaseTime().toNanos() / 100);
-        confirmed(grantSentNanos, options.leaseTime(), expiresAt);
+        this.leaseTime = options.leaseTime();
+        confirmed(grantSentNanos, options.leaseTime(), expiresAt, Long.MIN_VALUE);
     }
 
     String ownerToken() {
@@ -113,20 +122,65 @@ final class HeldLease {
      * Records that the store confirmed the lease for {@code leaseTime} by a request sent at {@code sentNanos}. The
      * local deadline counts from the send, so the store's own expiry is never earlier than ours.
      */
-    private void confirmed(long sentNanos, Duration leaseTime, Instant newExpiresAt) {
+    private void confirmed(long sentNanos, Duration leaseTime, Instant newExpiresAt, long floorNanos) {
         long leaseNanos = leaseTime.toNanos();
+        long end = Math.max(sentNanos + leaseNanos, floorNanos);
+        // Clock rates of the JVM and the database differ by parts per million; 1% (at least 1ms) is ample.
+        long driftMarginNanos = Math.max(1_000_000L, (end - sentNanos) / 100);
         this.expiresAt = newExpiresAt;
-        this.safeDeadlineNanos = sentNanos + leaseNanos - driftMarginNanos;
+        this.safeDeadlineNanos = end - driftMarginNanos;
         this.nextRenewalNanos = sentNanos + leaseNanos / 3;
+    }
+
+    /**
+     * The store never ends a renewed or extended lease before acquisition plus the minimum hold; the acquisition was
+     * after the grant's request was sent.
+     */
+    private long minimumHoldNanos() {
+        return grantSentNanos + options.minHoldTime().toNanos();
     }
 
     /** A renewal sent at {@code sentNanos} for {@code leaseTime} was confirmed until {@code newExpiresAt}. */
     void renewed(long sentNanos, Duration leaseTime, Instant newExpiresAt) {
-        confirmed(sentNanos, leaseTime, newExpiresAt);
+        confirmed(sentNanos, leaseTime, newExpiresAt, minimumHoldNanos());
         renewals++;
-        if (leaseTime.compareTo(options.leaseTime()) < 0) {
+        if (leaseTime.compareTo(this.leaseTime) < 0) {
             renewalsEnded = true; // this renewal reached the max hold time
         }
+    }
+
+    /**
+     * The holder moved the end of the lease: a request sent at {@code sentNanos} for {@code leaseTime} was confirmed
+     * until {@code newExpiresAt}, and renewals go on with that lease time.
+     */
+    void extended(long sentNanos, Duration leaseTime, Instant newExpiresAt) {
+        this.leaseTime = leaseTime;
+        confirmed(sentNanos, leaseTime, newExpiresAt, minimumHoldNanos());
+    }
+
+    /** Starts a store call that moves the end of the lease, unless one is under way; see {@link #endMoves}. */
+    boolean tryStartMovingEnd() {
+        return endMoves.tryLock();
+    }
+
+    /** Starts a store call that moves the end of the lease, after the one under way. */
+    void startMovingEnd() {
+        endMoves.lock();
+    }
+
+    /** The store call that moved the end of the lease has ended. */
+    void endMovingEnd() {
+        endMoves.unlock();
+    }
+
+    /** The lease time renewals ask for. */
+    Duration leaseTime() {
+        return leaseTime;
+    }
+
+    /** The kind of lease: exclusive, shared or one of a number of permits. */
+    LeaseMode mode() {
+        return options.mode();
     }
 
     /** No renewal can extend the lease any more (the max hold time is reached). */
@@ -209,13 +263,13 @@ final class HeldLease {
     /** How long renewal may still extend the lease, given the max hold time. */
     Duration renewableFor(long nowNanos) {
         long left = options.maxHoldTime().toNanos() - (nowNanos - grantSentNanos);
-        return Duration.ofNanos(Math.min(left, options.leaseTime().toNanos()));
+        return Duration.ofNanos(Math.min(left, leaseTime.toNanos()));
     }
 
     /** Why the watchdog saw the safe deadline pass. */
     String whyExpired() {
         if (!options.renew()) {
-            return "its lease time of " + options.leaseTime() + " ran out (renewal is off)";
+            return "its lease time of " + leaseTime + " ran out (renewal is off)";
         }
         if (renewalsEnded) {
             return "its max hold time of " + options.maxHoldTime() + " was reached";
@@ -226,7 +280,16 @@ final class HeldLease {
     /** What operators and endpoints see of it: no owner token. */
     HeldLeaseInfo info() {
         return new HeldLeaseInfo(
-                key, options.name(), fencingToken, acquiredAt, expiresAt, holds.get(), renewals, ownerThread.getName());
+                key,
+                options.name(),
+                fencingToken,
+                acquiredAt,
+                expiresAt,
+                holds.get(),
+                renewals,
+                ownerThread.getName(),
+                options.mode(),
+                options.shared() ? 0 : options.permits());
     }
 
     /** A loss callback that runs at most once, whichever of registration and loss comes second. */

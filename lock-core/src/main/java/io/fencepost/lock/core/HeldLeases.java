@@ -1,51 +1,64 @@
 package io.fencepost.lock.core;
 
 import io.fencepost.lock.HeldLeaseInfo;
+import io.fencepost.lock.LockOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
-/** The leases this manager holds, one per key: what reentrancy finds, and what operators list. */
+/**
+ * The leases this manager holds, by key: one exclusive lease, or several shared leases or permits. What reentrancy
+ * finds, what local waiters look at before asking the store, and what operators list.
+ */
 final class HeldLeases {
 
-    private final ConcurrentHashMap<String, HeldLease> byKey = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, List<HeldLease>> byKey = new ConcurrentHashMap<>();
 
     /**
-     * The lease on {@code key} held by the calling thread, with one more hold on it; empty when the thread holds none
-     * (a lease of this thread that is no longer held is forgotten).
+     * The calling thread's reentrant lease on {@code key} of the kind {@code options} ask for, with one more hold on it; empty
+     * when the thread holds none (a lease of this thread that is no longer held is forgotten).
      */
-    Optional<HeldLease> reenter(String key) {
-        HeldLease mine = byKey.get(key);
-        if (mine == null || mine.ownerThread != Thread.currentThread()) {
-            return Optional.empty();
+    Optional<HeldLease> reenter(String key, LockOptions options) {
+        for (HeldLease mine : on(key)) {
+            if (mine.ownerThread == Thread.currentThread()
+                    && mine.options.reentrant()
+                    && mine.mode() == options.mode()
+                    && mine.options.permits() == options.permits()) {
+                if (mine.tryReenter()) {
+                    return Optional.of(mine);
+                }
+                remove(mine);
+            }
         }
-        if (mine.tryReenter()) {
-            return Optional.of(mine);
-        }
-        byKey.remove(key, mine);
         return Optional.empty();
     }
 
     void add(HeldLease lease) {
-        byKey.put(lease.key, lease);
+        byKey.computeIfAbsent(lease.key, k -> new CopyOnWriteArrayList<>()).add(lease);
     }
 
     void remove(HeldLease lease) {
-        byKey.remove(lease.key, lease);
+        byKey.computeIfPresent(lease.key, (k, leases) -> {
+            leases.remove(lease);
+            return leases.isEmpty() ? null : leases;
+        });
     }
 
-    /** The lease this manager holds on {@code key}, if any, whichever thread took it. */
-    Optional<HeldLease> get(String key) {
-        return Optional.ofNullable(byKey.get(key));
+    /** The leases this manager holds on {@code key}, whichever threads took them. */
+    List<HeldLease> on(String key) {
+        return byKey.getOrDefault(key, List.of());
     }
 
     /** What is held right now. */
     List<HeldLeaseInfo> infos() {
         List<HeldLeaseInfo> infos = new ArrayList<>();
-        for (HeldLease lease : byKey.values()) {
-            if (lease.isHeld()) {
-                infos.add(lease.info());
+        for (List<HeldLease> leases : byKey.values()) {
+            for (HeldLease lease : leases) {
+                if (lease.isHeld()) {
+                    infos.add(lease.info());
+                }
             }
         }
         return infos;

@@ -2,6 +2,8 @@ package io.fencepost.lock.core;
 
 import io.fencepost.lock.Lease;
 import io.fencepost.lock.LeaseLostException;
+import io.fencepost.lock.LockOptions;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -18,16 +20,21 @@ final class LeaseHold implements Lease {
     /** Ends the hold; null for a listener's view. */
     private final Releases releases;
 
+    /** Moves the end of the lease; null for a listener's view. */
+    private final Renewer renewer;
+
     private final AtomicBoolean released = new AtomicBoolean();
 
-    LeaseHold(HeldLease lease, Releases releases) {
+    LeaseHold(HeldLease lease, Releases releases, Renewer renewer) {
         this.lease = lease;
         this.releases = Objects.requireNonNull(releases, "releases");
+        this.renewer = Objects.requireNonNull(renewer, "renewer");
     }
 
     private LeaseHold(HeldLease lease) {
         this.lease = lease;
         this.releases = null;
+        this.renewer = null;
     }
 
     /** A view of {@code lease} for listeners: it reads the lease, and its release does nothing. */
@@ -66,6 +73,22 @@ final class LeaseHold implements Lease {
     @Override
     public void onLost(Consumer<? super LeaseLostException> listener) {
         lease.onLost(Objects.requireNonNull(listener, "listener"));
+    }
+
+    @Override
+    public boolean extend(Duration leaseTime) {
+        if (leaseTime == null || leaseTime.isNegative() || leaseTime.isZero()) {
+            throw new IllegalArgumentException(
+                    "a lease must be extended by a positive duration, was " + leaseTime + " (key '" + lease.key + "')");
+        }
+        if (leaseTime.compareTo(LockOptions.MAX_DURATION) > 0 || leaseTime.toMillis() < 1) {
+            throw new IllegalArgumentException("a lease must be extended by 1 ms to "
+                    + LockOptions.MAX_DURATION.toDays() + " days, was " + leaseTime + " (key '" + lease.key + "')");
+        }
+        if (renewer == null || released.get() || !lease.isHeld()) {
+            return false;
+        }
+        return renewer.extend(lease, leaseTime);
     }
 
     @Override

@@ -26,7 +26,8 @@ abstract class LeaseWorker implements AutoCloseable {
     /** When ({@link System#nanoTime()}) a lease next needs this worker. */
     private final ToLongFunction<HeldLease> due;
 
-    private final BackgroundLoop thread;
+    /** The worker's thread; wake it when a lease needs it sooner than planned. */
+    final BackgroundLoop thread;
 
     LeaseWorker(String threadName, ToLongFunction<HeldLease> due, LeaseEvents events) {
         this.due = due;

@@ -1,6 +1,7 @@
 package io.fencepost.lock.core;
 
 import io.fencepost.lock.Lease;
+import io.fencepost.lock.LeaseMode;
 import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.LeaseStore;
 import java.util.Optional;
@@ -50,8 +51,11 @@ final class LineAcquirer {
     Optional<Lease> acquire(AcquireCall call) {
         String key = call.key();
         WaiterLine line = lines.enter(key);
-        // A waiter may receive a local holder's lease directly on its release (one statement, not two).
-        WaiterLine.Waiter me = line.join(call.waits() && releases.handsOver() ? call : null);
+        // A waiter for an exclusive lease may receive a local holder's exclusive lease directly on its release (one
+        // statement, not two); shared leases and permits are never handed over.
+        boolean takesHandOver =
+                call.waits() && releases.handsOver() && call.options().mode() == LeaseMode.EXCLUSIVE;
+        WaiterLine.Waiter me = line.join(takesHandOver ? call : null);
         try {
             if (!line.awaitTurn(me, call.remainingNanos())) {
                 // The wait ran out in line; a lease may still have been handed to us just now.
@@ -86,14 +90,20 @@ final class LineAcquirer {
 
                 @Override
                 public long knownBusyNanos() {
-                    Optional<HeldLease> local = held.get(call.key());
-                    // Held by another thread of this manager, or being released by it: the end of that release, or
-                    // a loss, wakes us; asking the store meanwhile could only find the key busy.
-                    if (local.isPresent() && local.get().isHeld()) {
-                        return local.get().safeDeadlineNanos() - System.nanoTime();
-                    }
-                    if (local.isPresent() && local.get().state() == HeldLease.State.RELEASED) {
-                        return RELEASE_IN_FLIGHT_NANOS;
+                    // Held exclusively by another thread of this manager, or being released by it: the end of that
+                    // release, or a loss, wakes us; asking the store meanwhile could only find the key busy. Behind
+                    // shared leases or permits the store decides (whether one more permit is free), and a waiting
+                    // writer must keep telling it that it waits, so that new readers everywhere queue behind it.
+                    for (HeldLease local : held.on(call.key())) {
+                        if (!excludes(local.mode(), call.options().mode())) {
+                            continue;
+                        }
+                        if (local.isHeld() && local.mode() == LeaseMode.EXCLUSIVE) {
+                            return local.safeDeadlineNanos() - System.nanoTime();
+                        }
+                        if (local.state() == HeldLease.State.RELEASED) {
+                            return RELEASE_IN_FLIGHT_NANOS;
+                        }
                     }
                     // Just freed for waiters in other processes: give them the first try.
                     long courtesy = waits ? line.courtesyLeftNanos() : 0;
@@ -118,6 +128,13 @@ final class LineAcquirer {
         } finally {
             subscription.close();
         }
+    }
+
+    /** Whether a held lease of kind {@code held} keeps a request of kind {@code requested} out. */
+    private static boolean excludes(LeaseMode held, LeaseMode requested) {
+        return held == LeaseMode.EXCLUSIVE
+                || requested == LeaseMode.EXCLUSIVE
+                || (held != requested); // shared and permits never mix
     }
 
     /** The lease a local holder handed to this waiter on release, if it did; it is then the caller's. */

@@ -1,5 +1,6 @@
 package io.fencepost.lock.core;
 
+import io.fencepost.lock.LeaseMode;
 import io.fencepost.lock.LockStoreException;
 import io.fencepost.lock.spi.HandOver;
 import io.fencepost.lock.spi.HandOverRequest;
@@ -72,7 +73,11 @@ final class Releases {
         Duration heldFor = Duration.ofNanos(System.nanoTime() - lease.grantSentNanos);
         Duration minHoldLeft =
                 heldFor.compareTo(lease.options.minHoldTime()) < 0 ? lease.options.minHoldTime() : Duration.ZERO;
-        boolean mayHandOver = handOver != null && wasHeld && minHoldLeft.isZero() && !lease.options.fair();
+        boolean mayHandOver = handOver != null
+                && wasHeld
+                && minHoldLeft.isZero()
+                && !lease.options.fair()
+                && lease.mode() == LeaseMode.EXCLUSIVE;
         WaiterLine line = mayHandOver ? lines.inUse(lease.key) : null;
         WaiterLine.Waiter next = line != null ? line.claim() : null;
         boolean removed = false;
@@ -89,7 +94,7 @@ final class Releases {
                 return removed;
             }
             // Even a lease we declared lost may still be ours in the store; removing it frees the key sooner.
-            removed = store.release(new ReleaseRequest(lease.key, lease.ownerToken(), minHoldLeft));
+            removed = store.release(new ReleaseRequest(lease.key, lease.ownerToken(), minHoldLeft, lease.mode()));
             return removed && (wasHeld || lease.state() == HeldLease.State.LOST);
         } catch (RuntimeException e) {
             if (throwOnStoreFailure) {

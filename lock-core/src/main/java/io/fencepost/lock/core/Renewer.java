@@ -43,15 +43,17 @@ final class Renewer extends LeaseWorker {
                 leases.remove(lease);
                 continue;
             }
-            long slack = lease.options.leaseTime().toNanos() / 6;
+            long slack = lease.leaseTime().toNanos() / 6;
             if (now - (lease.nextRenewalNanos() - slack) >= 0) {
                 Duration renewFor = lease.renewableFor(now);
                 if (renewFor.toMillis() <= 0) {
                     lease.endRenewals();
                     continue;
                 }
-                due.add(lease);
-                requests.add(new RenewRequest(lease.key, lease.ownerToken(), renewFor));
+                if (lease.tryStartMovingEnd()) { // else the holder is extending it just now
+                    due.add(lease);
+                    requests.add(request(lease, renewFor));
+                }
             } else {
                 nextWake = Math.min(nextWake, lease.nextRenewalNanos());
             }
@@ -66,12 +68,13 @@ final class Renewer extends LeaseWorker {
         long nextWake = Long.MAX_VALUE;
         long sent = System.nanoTime();
         try {
-            Map<String, Instant> renewed = store.renew(requests);
+            Map<RenewRequest, Instant> renewed = store.renew(requests);
             for (int i = 0; i < due.size(); i++) {
                 HeldLease lease = due.get(i);
-                Instant expiresAt = renewed.get(lease.key);
+                RenewRequest request = requests.get(i);
+                Instant expiresAt = renewed.get(request);
                 if (expiresAt != null) {
-                    lease.renewed(sent, requests.get(i).leaseTime(), expiresAt);
+                    lease.renewed(sent, request.leaseTime(), expiresAt);
                     events.renewed(lease);
                     nextWake = Math.min(nextWake, lease.nextRenewalNanos());
                 } else if (lease.state() == HeldLease.State.HELD) {
@@ -88,7 +91,41 @@ final class Renewer extends LeaseWorker {
                 events.renewalFailed(lease, e);
             }
             nextWake = retry;
+        } finally {
+            due.forEach(HeldLease::endMovingEnd);
         }
         return nextWake;
+    }
+
+    /**
+     * Moves the end of {@code lease} to {@code leaseTime} from the store's now, at once, on the calling thread.
+     *
+     * @return false when the store no longer has the lease (it is then reported lost)
+     */
+    boolean extend(HeldLease lease, Duration leaseTime) {
+        lease.startMovingEnd();
+        try {
+            if (lease.state() != HeldLease.State.HELD) {
+                return false;
+            }
+            long sent = System.nanoTime();
+            RenewRequest request = request(lease, leaseTime);
+            Instant expiresAt = store.renew(List.of(request)).get(request);
+            if (expiresAt == null) {
+                events.lost(
+                        lease, "the store no longer had it when it was to be extended: it expired or was taken over");
+                return false;
+            }
+            lease.extended(sent, leaseTime, expiresAt);
+        } finally {
+            lease.endMovingEnd();
+        }
+        thread.wakeIfLaterThan(lease.nextRenewalNanos());
+        return true;
+    }
+
+    /** Renews for {@code leaseTime}, never below the lease's minimum hold. */
+    private static RenewRequest request(HeldLease lease, Duration leaseTime) {
+        return new RenewRequest(lease.key, lease.ownerToken(), leaseTime, lease.options.minHoldTime(), lease.mode());
     }
 }

@@ -1,5 +1,6 @@
 package io.fencepost.lock.spi;
 
+import io.fencepost.lock.LeaseMode;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -12,20 +13,41 @@ import java.util.Objects;
  *     {@value StoreLimits#MAX_HOLDER_LENGTH} characters
  * @param leaseTime how long the grant lasts from the store's now
  * @param waiting whether the caller will wait if the key is busy: a store with push wake-ups may then note on the
- *     lease that someone waits, so that only releases somebody waits for pay for a notification
+ *     lease that someone waits, so that only releases somebody waits for pay for a notification; and a waiting
+ *     exclusive request keeps new shared leases of the key from being granted before it
+ * @param mode exclusive, shared or one of {@code permits}
+ * @param permits how many leases of the key may be held at once: 1 for exclusive, at least 2 for {@link
+ *     LeaseMode#PERMITS}, 0 (no count) for shared
  */
-public record AcquireRequest(String key, String ownerToken, String holder, Duration leaseTime, boolean waiting) {
+public record AcquireRequest(
+        String key,
+        String ownerToken,
+        String holder,
+        Duration leaseTime,
+        boolean waiting,
+        LeaseMode mode,
+        int permits) {
 
     public AcquireRequest {
         StoreLimits.requireValidKey(key);
         Objects.requireNonNull(ownerToken, "ownerToken");
         holder = StoreLimits.fitHolder(holder);
         requirePositive(leaseTime, "lease time", key);
+        Objects.requireNonNull(mode, "mode");
+        boolean counted = switch (mode) {
+            case EXCLUSIVE -> permits == 1;
+            case SHARED -> permits == 0;
+            case PERMITS -> permits >= 2;
+        };
+        if (!counted) {
+            throw new IllegalArgumentException("a " + mode + " lease cannot have " + permits + " permits (key '" + key
+                    + "'): exclusive has 1, shared 0 (no count), permits at least 2");
+        }
     }
 
-    /** This request for another owner token. */
-    public AcquireRequest withOwnerToken(String ownerToken) {
-        return new AcquireRequest(key, ownerToken, holder, leaseTime, waiting);
+    /** An exclusive request. */
+    public AcquireRequest(String key, String ownerToken, String holder, Duration leaseTime, boolean waiting) {
+        this(key, ownerToken, holder, leaseTime, waiting, LeaseMode.EXCLUSIVE, 1);
     }
 
     static void requirePositive(Duration duration, String what, String key) {
@@ -38,6 +60,6 @@ public record AcquireRequest(String key, String ownerToken, String holder, Durat
     public String toString() {
         // The owner token is a secret: never in logs or exception messages.
         return "AcquireRequest[key=" + key + ", holder=" + holder + ", leaseTime=" + leaseTime + ", waiting=" + waiting
-                + "]";
+                + ", mode=" + mode + ", permits=" + permits + "]";
     }
 }

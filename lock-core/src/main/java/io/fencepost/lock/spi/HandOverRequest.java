@@ -1,5 +1,6 @@
 package io.fencepost.lock.spi;
 
+import io.fencepost.lock.LeaseMode;
 import java.util.Objects;
 
 /**
@@ -7,13 +8,17 @@ import java.util.Objects;
  * {@link LeaseHandOver} store.
  *
  * @param fromOwnerToken the owner token of the lease handed over
- * @param to the new grant: key, owner token, holder and lease time
+ * @param to the new grant: key, owner token, holder and lease time; always exclusive
  */
 public record HandOverRequest(String fromOwnerToken, AcquireRequest to) {
 
     public HandOverRequest {
         Objects.requireNonNull(fromOwnerToken, "fromOwnerToken");
         Objects.requireNonNull(to, "to");
+        if (to.mode() != LeaseMode.EXCLUSIVE) {
+            throw new IllegalArgumentException("only exclusive leases are handed over, not a " + to.mode()
+                    + " lease (key '" + to.key() + "'): shared leases and permits are acquired from the store");
+        }
     }
 
     /** The key handed over. */

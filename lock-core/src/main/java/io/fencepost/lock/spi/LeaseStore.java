@@ -22,18 +22,23 @@ import java.util.Optional;
 public interface LeaseStore {
 
     /**
-     * One attempt to take the key: succeeds when it is free or its lease has expired by the store's clock. A success
-     * draws a fresh fencing token, strictly greater than that of every grant of the key made before it.
+     * One attempt to take the key: an exclusive request succeeds when the key is free or its leases have expired by the
+     * store's clock; a shared one also while only shared leases are live and no exclusive request waits; one of n
+     * permits also while fewer than n permits are live. A success draws a fresh fencing token, strictly greater than
+     * that of every grant of the key made before it.
+     *
+     * @throws IllegalStateException when the request's number of permits differs from that of the key's live leases
      */
     AcquireResult acquire(AcquireRequest request);
 
     /**
      * Extends every lease in {@code requests} that is still owned (matching owner token) and unexpired, to now plus
-     * its requested lease time. One store operation for the whole batch.
+     * its requested lease time, but never to before its acquisition plus the request's minimum hold. One store
+     * operation for the whole batch (a store may split it by kind of lease).
      *
-     * @return the new expiry of each renewed key; a key missing from the result was not renewed (lost)
+     * @return the new expiry of each renewed lease; a request missing from the result was not renewed (lost)
      */
-    Map<String, Instant> renew(Collection<RenewRequest> requests);
+    Map<RenewRequest, Instant> renew(Collection<RenewRequest> requests);
 
     /**
      * Ends the lease on the key if the request's owner token still owns it; with a minimum hold time, a live lease

@@ -1,5 +1,6 @@
 package io.fencepost.lock.spi;
 
+import io.fencepost.lock.LeaseMode;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -9,18 +10,28 @@ import java.util.Objects;
  * @param key the key
  * @param ownerToken the owner token of the grant
  * @param leaseTime the new lease runs from now (store clock) for this long
+ * @param minHoldTime but never ends before acquisition plus this (zero for no floor)
+ * @param mode the kind of lease, which tells the store where to find it
  */
-public record RenewRequest(String key, String ownerToken, Duration leaseTime) {
+public record RenewRequest(String key, String ownerToken, Duration leaseTime, Duration minHoldTime, LeaseMode mode) {
 
     public RenewRequest {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(ownerToken, "ownerToken");
         AcquireRequest.requirePositive(leaseTime, "lease time", key);
+        Objects.requireNonNull(minHoldTime, "minHoldTime");
+        Objects.requireNonNull(mode, "mode");
+    }
+
+    /** Renews an exclusive lease, with no floor. */
+    public RenewRequest(String key, String ownerToken, Duration leaseTime) {
+        this(key, ownerToken, leaseTime, Duration.ZERO, LeaseMode.EXCLUSIVE);
     }
 
     @Override
     public String toString() {
         // The owner token is a secret: never in logs or exception messages.
-        return "RenewRequest[key=" + key + ", leaseTime=" + leaseTime + "]";
+        return "RenewRequest[key=" + key + ", leaseTime=" + leaseTime + ", minHoldTime=" + minHoldTime + ", mode="
+                + mode + "]";
     }
 }

@@ -1,5 +1,8 @@
 package io.fencepost.lock.spi;
 
+import io.fencepost.lock.LeaseMode;
+import java.time.Duration;
+
 /**
  * What every store can hold, checked in one place for the engine and for stores alike: keys of at most
  * {@value #MAX_KEY_LENGTH} characters (Unicode code points) of valid text without NUL, and holder names of at most
@@ -12,6 +15,13 @@ public final class StoreLimits {
 
     /** Longest holder name, in characters (Unicode code points); longer names are cut. */
     public static final int MAX_HOLDER_LENGTH = 255;
+
+    /**
+     * How long a waiting exclusive request keeps new shared leases of its key from being granted, from its latest
+     * attempt: long enough to outlast the gaps between a waiter's attempts, short enough that a waiter that gave up
+     * stops holding readers back soon.
+     */
+    public static final Duration EXCLUSIVE_PRECEDENCE = Duration.ofSeconds(5);
 
     private StoreLimits() {}
 
@@ -73,5 +83,23 @@ public final class StoreLimits {
         // An unpaired surrogate cannot be encoded; two different keys would reach the store as the same text.
         return new IllegalArgumentException("lock key has an unpaired UTF-16 surrogate at index " + index
                 + ", so it is not valid Unicode text: build the key from valid strings");
+    }
+
+    /**
+     * Callers of one counted key must agree on its number of permits (an exclusive lease counts as 1): a
+     * disagreement is a mistake in the application, never a grant. Shared leases carry no count.
+     *
+     * @param heldMode the kind of the key's live leases
+     * @param heldPermits their number of permits
+     * @throws IllegalStateException naming both numbers when they differ
+     */
+    public static void requirePermitAgreement(AcquireRequest request, LeaseMode heldMode, int heldPermits) {
+        boolean counted = request.mode() != LeaseMode.SHARED && heldMode != LeaseMode.SHARED;
+        if (counted && request.permits() != heldPermits) {
+            throw new IllegalStateException("lock '" + request.key() + "' is held with " + heldPermits + " permit"
+                    + (heldPermits == 1 ? "" : "s")
+                    + ", but this call asks for " + request.permits()
+                    + ": every caller of a key must use the same number of permits");
+        }
     }
 }

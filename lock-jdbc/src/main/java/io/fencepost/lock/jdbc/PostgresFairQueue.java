@@ -4,6 +4,7 @@ import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.FairQueue;
 import io.fencepost.lock.spi.QueueTicket;
+import io.fencepost.lock.spi.StoreLimits;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -55,8 +56,9 @@ final class PostgresFairQueue implements FairQueue {
                         Map.of(
                                 "ticket", ticket.number(),
                                 "waiter", UUID.fromString(ticket.waiterId()),
-                                "ttl_ms", StatementRunner.millis(ticket.ttl(), "ticket lifetime", request.key()))),
-                LeaseRowMapper::acquireResult);
+                                "ttl_ms", StatementRunner.millis(ticket.ttl(), "ticket lifetime", request.key()),
+                                "precedence_ms", StoreLimits.EXCLUSIVE_PRECEDENCE.toMillis())),
+                LeaseRowMapper.acquireResult(request));
     }
 
     @Override

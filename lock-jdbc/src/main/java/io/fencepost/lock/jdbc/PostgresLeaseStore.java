@@ -1,6 +1,7 @@
 package io.fencepost.lock.jdbc;
 
 import io.fencepost.lock.LeaseInfo;
+import io.fencepost.lock.LeaseMode;
 import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.FairQueue;
@@ -11,6 +12,7 @@ import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.QueueTicket;
 import io.fencepost.lock.spi.ReleaseRequest;
 import io.fencepost.lock.spi.RenewRequest;
+import io.fencepost.lock.spi.StoreLimits;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
@@ -18,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -32,6 +35,9 @@ import javax.sql.DataSource;
  * {@code LISTEN}/{@code NOTIFY}.
  */
 public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, FairQueue, AutoCloseable {
+
+    /** {@link StoreLimits#EXCLUSIVE_PRECEDENCE}, as the statements bind it. */
+    private static final long PRECEDENCE_MS = StoreLimits.EXCLUSIVE_PRECEDENCE.toMillis();
 
     private final TableName tableName;
 
@@ -61,12 +67,22 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Fair
 
     @Override
     public AcquireResult acquire(AcquireRequest request) {
+        boolean exclusive = request.mode() == LeaseMode.EXCLUSIVE;
+        Map<String, Object> more = exclusive
+                ? Map.of("waiting", request.waiting(), "precedence_ms", PRECEDENCE_MS)
+                : Map.of(
+                        "waiting",
+                        request.waiting(),
+                        "mode",
+                        request.mode().name().toLowerCase(Locale.ROOT),
+                        "permits",
+                        request.permits());
         return runner.run(
                 "acquire lock '" + request.key() + "'",
                 StoreFailures.secretsOf(request.ownerToken()),
-                statements.acquire,
-                grantParameters(request, Map.of("waiting", request.waiting())),
-                LeaseRowMapper::acquireResult);
+                exclusive ? statements.acquire : statements.acquireShared,
+                grantParameters(request, more),
+                LeaseRowMapper.acquireResult(request));
     }
 
     @Override
@@ -90,8 +106,21 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Fair
         return parameters;
     }
 
+    /**
+     * Renews exclusive leases in one statement and shared leases and permits in another (which takes their keys' draw
+     * locks); a batch of one kind is one statement.
+     */
     @Override
-    public Map<String, Instant> renew(Collection<RenewRequest> requests) {
+    public Map<RenewRequest, Instant> renew(Collection<RenewRequest> requests) {
+        Map<Boolean, List<RenewRequest>> byKind =
+                requests.stream().collect(Collectors.partitioningBy(request -> request.mode() == LeaseMode.EXCLUSIVE));
+        Map<RenewRequest, Instant> renewed = new HashMap<>();
+        renewed.putAll(renew(byKind.get(true), statements.renew));
+        renewed.putAll(renew(byKind.get(false), statements.renewShared));
+        return renewed;
+    }
+
+    private Map<RenewRequest, Instant> renew(List<RenewRequest> requests, NamedStatement statement) {
         if (requests.isEmpty()) {
             return Map.of();
         }
@@ -100,23 +129,38 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Fair
         String[] keys = new String[size];
         UUID[] owners = new UUID[size];
         Long[] leaseMillis = new Long[size];
+        Long[] minHoldMicros = new Long[size];
+        Map<LeaseRowMapper.OwnedKey, RenewRequest> byLease = new HashMap<>();
         int i = 0;
         for (RenewRequest request : requests) {
             keys[i] = request.key();
             owners[i] = OwnerTokens.toUuid(request.ownerToken());
             leaseMillis[i] = StatementRunner.millis(request.leaseTime(), "lease time", request.key());
+            minHoldMicros[i] = request.minHoldTime().isZero()
+                    ? 0L
+                    : StatementRunner.micros(request.minHoldTime(), "min hold time", request.key());
             secrets.addAll(StoreFailures.secretsOf(request.ownerToken()));
+            byLease.put(new LeaseRowMapper.OwnedKey(request.key(), owners[i].toString()), request);
             i++;
         }
-        return runner.run(
+        Map<LeaseRowMapper.OwnedKey, Instant> rows = runner.run(
                 describeRenewal(requests),
                 secrets,
-                statements.renew,
+                statement,
                 (Connection connection) -> Map.of(
                         "keys", connection.createArrayOf("text", keys),
                         "owners", connection.createArrayOf("uuid", owners),
-                        "lease_ms", connection.createArrayOf("int8", leaseMillis)),
+                        "lease_ms", connection.createArrayOf("int8", leaseMillis),
+                        "min_hold_us", connection.createArrayOf("int8", minHoldMicros)),
                 LeaseRowMapper::renewed);
+        Map<RenewRequest, Instant> renewed = new HashMap<>();
+        rows.forEach((lease, expiresAt) -> {
+            RenewRequest request = byLease.get(lease);
+            if (request != null) {
+                renewed.put(request, expiresAt);
+            }
+        });
+        return renewed;
     }
 
     @Override
@@ -125,6 +169,17 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Fair
         String action = "release lock '" + key + "'";
         List<String> secrets = StoreFailures.secretsOf(request.ownerToken());
         UUID owner = OwnerTokens.toUuid(request.ownerToken());
+        if (request.mode() != LeaseMode.EXCLUSIVE) {
+            long minHoldMicros = request.keepsMinimumHold()
+                    ? StatementRunner.micros(request.minHoldTime(), "min hold time", key)
+                    : 0L;
+            return runner.run(
+                    action,
+                    secrets,
+                    statements.releaseShared,
+                    Map.of("key", key, "owner", owner, "min_hold_us", minHoldMicros),
+                    LeaseRowMapper::releasedLive);
+        }
         if (!request.keepsMinimumHold()) {
             return runner.run(
                     action,

@@ -257,6 +257,10 @@ public final class SchemaInitializer {
         columns.put("acquired_at", "timestamp with time zone");
         columns.put("expires_at", "timestamp with time zone");
         columns.put("contended", "boolean");
+        columns.put("lease_mode", "text");
+        columns.put("permits", "integer");
+        columns.put("holders", "jsonb");
+        columns.put("exclusive_waits_until", "timestamp with time zone");
         return columns;
     }
 

@@ -1,5 +1,5 @@
 -- Fencepost's schema for teams that manage DDL by hand: the same as the Flyway migration that fencepost
--- applies by itself (io/fencepost/lock/jdbc/migration/V1__ to V4__), with the default names.
+-- applies by itself (io/fencepost/lock/jdbc/migration/V1__ to V5__), with the default names.
 -- Run it as the role that owns the application's schema, then use SchemaMode.VALIDATE
 -- (fencepost.jdbc.initialize-schema=validate) or NONE. For another table name, replace every
 -- distributed_lock below, also in distributed_lock_fence_seq, distributed_lock_fence and
@@ -17,7 +17,11 @@ CREATE TABLE IF NOT EXISTS distributed_lock (
     fencing_token bigint       NOT NULL,
     acquired_at   timestamptz  NOT NULL,
     expires_at    timestamptz  NOT NULL,
-    contended     boolean      NOT NULL DEFAULT false
+    contended     boolean      NOT NULL DEFAULT false,
+    lease_mode    text         NOT NULL DEFAULT 'exclusive' CHECK (lease_mode IN ('exclusive', 'shared', 'permits')),
+    permits       integer      NOT NULL DEFAULT 1,
+    holders       jsonb,
+    exclusive_waits_until timestamptz
 );
 
 COMMENT ON SEQUENCE distributed_lock_fence_seq IS 'Fencepost fencing tokens: one value per grant, strictly increasing in grant order.';
@@ -29,6 +33,10 @@ COMMENT ON COLUMN distributed_lock.fencing_token IS 'Token of the current grant,
 COMMENT ON COLUMN distributed_lock.acquired_at IS 'When the current grant was made, by the database clock.';
 COMMENT ON COLUMN distributed_lock.expires_at IS 'When the lease ends unless renewed, by the database clock; from then on the key is free.';
 COMMENT ON COLUMN distributed_lock.contended IS 'Whether someone waits for the current grant: its release then sends a NOTIFY.';
+COMMENT ON COLUMN distributed_lock.lease_mode IS 'exclusive (one lease), shared (any number of shared leases) or permits (at most permits leases).';
+COMMENT ON COLUMN distributed_lock.permits IS 'How many leases of the key may be live at once: 1 when exclusive, 0 (no count) when shared.';
+COMMENT ON COLUMN distributed_lock.holders IS 'Shared and permits rows: the live leases, by owner token, each with its own fencing token. Never shown.';
+COMMENT ON COLUMN distributed_lock.exclusive_waits_until IS 'Until when a waiting exclusive request keeps new shared leases of the key from being granted.';
 
 -- The fencing guard's table (JdbcFencingGuard), from migration V2__create_fence_table.sql.
 CREATE TABLE IF NOT EXISTS distributed_lock_fence (

@@ -34,7 +34,7 @@ class PostgresStatementsTest {
                     .contains(
                             "pg_advisory_xact_lock(" + TableName.of("app_locks").advisoryClassId() + ", hashtext(");
         }
-        assertThat(drawing).containsExactlyInAnyOrder("acquire", "handOver", "fairAcquire");
+        assertThat(drawing).containsExactlyInAnyOrder("acquire", "handOver", "acquireShared", "fairAcquire");
     }
 
     @Test

@@ -317,7 +317,7 @@ class RenewalTest {
         }
 
         @Override
-        public Map<String, Instant> renew(Collection<RenewRequest> requests) {
+        public Map<RenewRequest, Instant> renew(Collection<RenewRequest> requests) {
             CountDownLatch waitFor = released;
             boolean updateFirst = ThreadLocalRandom.current().nextBoolean();
             renewing.countDown();

@@ -13,7 +13,6 @@ import io.fencepost.lock.spi.HandOverRequest;
 import io.fencepost.lock.spi.LeaseHandOver;
 import io.fencepost.lock.spi.RenewRequest;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -48,7 +47,7 @@ public interface LeaseHandOverContract extends StoreUnderTest {
         assertThat(info.fencingToken()).isEqualTo(handed.granted().fencingToken());
         assertThat(info.holder()).isEqualTo("next-holder");
         // The old owner token is dead: it can neither renew, nor release, nor hand over again.
-        assertThat(store().renew(List.of(new RenewRequest(key, first, LONG)))).isEmpty();
+        assertThat(renewByKey(new RenewRequest(key, first, LONG))).isEmpty();
         assertThat(release(key, first, Duration.ZERO)).isFalse();
         assertThat(handOver(key, first, token(), "x", LONG)).isEmpty();
         assertThat(acquire(key, token(), "other", LONG)).isInstanceOf(AcquireResult.Busy.class);

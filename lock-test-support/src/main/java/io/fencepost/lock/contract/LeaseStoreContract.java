@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fencepost.lock.LeaseInfo;
+import io.fencepost.lock.LeaseMode;
 import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.RenewRequest;
@@ -25,7 +26,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The behaviour every {@link LeaseStore} must have, as a JUnit 5 suite: a store's test extends this class and
  * supplies a fresh, empty store, and the same tests run against it as against the in-memory store and PostgreSQL.
- * A store with more abilities implements their suites too ({@link LeaseHandOverContract},
+ * Shared leases and permits ({@link SharedLeaseContract}, {@link PermitsContract}) are part of every store's
+ * contract and run with it. A store with more abilities implements their suites too ({@link LeaseHandOverContract},
  * {@link FairQueueContract}).
  *
  * <pre>{@code
@@ -36,7 +38,7 @@ import org.junit.jupiter.api.Test;
  * }
  * }</pre>
  */
-public abstract class LeaseStoreContract implements StoreUnderTest {
+public abstract class LeaseStoreContract implements StoreUnderTest, SharedLeaseContract, PermitsContract {
 
     private LeaseStore store;
 
@@ -152,7 +154,7 @@ public abstract class LeaseStoreContract implements StoreUnderTest {
         String stale = takenOverAfterExpiry(key);
         LeaseInfo before = store().inspect(key).orElseThrow();
 
-        Map<String, Instant> renewed = store().renew(List.of(new RenewRequest(key, stale, LONG.multipliedBy(2))));
+        Map<String, Instant> renewed = renewByKey(new RenewRequest(key, stale, LONG.multipliedBy(2)));
 
         assertThat(renewed).isEmpty();
         assertThat(store().inspect(key)).contains(before);
@@ -165,7 +167,7 @@ public abstract class LeaseStoreContract implements StoreUnderTest {
         grant(key, owner, SHORT);
         await().atMost(Duration.ofSeconds(10)).until(() -> store().inspect(key).isEmpty());
 
-        assertThat(store().renew(List.of(new RenewRequest(key, owner, LONG)))).isEmpty();
+        assertThat(renewByKey(new RenewRequest(key, owner, LONG))).isEmpty();
         assertThat(store().inspect(key)).isEmpty();
     }
 
@@ -180,10 +182,10 @@ public abstract class LeaseStoreContract implements StoreUnderTest {
         grant(b, ownerB, SHORT);
         grant(c, token(), SHORT);
 
-        Map<String, Instant> renewed = store().renew(List.of(
+        Map<String, Instant> renewed = renewByKey(
                 new RenewRequest(a, ownerA, LONG),
                 new RenewRequest(b, ownerB, LONG),
-                new RenewRequest(c, token(), LONG)));
+                new RenewRequest(c, token(), LONG));
 
         assertThat(renewed).containsOnlyKeys(a, b);
         assertThat(store().inspect(a).orElseThrow().expiresAt()).isEqualTo(renewed.get(a));
@@ -202,14 +204,30 @@ public abstract class LeaseStoreContract implements StoreUnderTest {
         assertThat(store().forceRelease(key)).isFalse();
 
         assertThat(store().inspect(key)).isEmpty();
-        assertThat(store().renew(List.of(new RenewRequest(key, owner, LONG)))).isEmpty();
+        assertThat(renewByKey(new RenewRequest(key, owner, LONG))).isEmpty();
         assertThat(release(key, owner, Duration.ZERO)).isFalse();
         assertThat(acquire(key, token(), "b", LONG)).isInstanceOf(AcquireResult.Granted.class);
     }
 
     @Test
+    void renewalMovesTheEndOfALeaseEarlierTooButNeverBeforeItsMinimumHold() {
+        String key = key();
+        String owner = token();
+        AcquireResult.Granted granted = grant(key, owner, LONG);
+
+        Instant shortened = renewByKey(new RenewRequest(key, owner, SHORT, Duration.ZERO, LeaseMode.EXCLUSIVE))
+                .get(key);
+        Instant floored = renewByKey(new RenewRequest(key, owner, SHORT, Duration.ofMinutes(2), LeaseMode.EXCLUSIVE))
+                .get(key);
+
+        assertThat(shortened).isBefore(granted.expiresAt());
+        assertThat(floored).isEqualTo(granted.acquiredAt().plus(Duration.ofMinutes(2)));
+        assertThat(store().inspect(key).orElseThrow().expiresAt()).isEqualTo(floored);
+    }
+
+    @Test
     void anEmptyRenewalBatchRenewsNothing() {
-        assertThat(store().renew(List.of())).isEmpty();
+        assertThat(renewByKey()).isEmpty();
     }
 
     @Test
@@ -222,7 +240,7 @@ public abstract class LeaseStoreContract implements StoreUnderTest {
         assertThat(kept.expiresAt()).isBeforeOrEqualTo(granted.acquiredAt().plusMillis(400));
         assertThat(acquire(key, token(), "b", LONG)).isInstanceOf(AcquireResult.Busy.class);
         // A released lease can no longer be renewed by its former owner.
-        assertThat(store().renew(List.of(new RenewRequest(key, owner, LONG)))).isEmpty();
+        assertThat(renewByKey(new RenewRequest(key, owner, LONG))).isEmpty();
         await().atMost(Duration.ofSeconds(10))
                 .pollInterval(Duration.ofMillis(20))
                 .until(() -> acquire(key, token(), "b", LONG) instanceof AcquireResult.Granted);

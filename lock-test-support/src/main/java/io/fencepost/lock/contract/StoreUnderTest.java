@@ -6,7 +6,12 @@ import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.ReleaseRequest;
+import io.fencepost.lock.spi.RenewRequest;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 /** What the contract suites share: the store under test, two lease lengths, and short ways to call it. */
@@ -41,6 +46,13 @@ public interface StoreUnderTest {
     /** One attempt of a caller that does not wait. */
     default AcquireResult acquire(String key, String owner, String holder, Duration leaseTime) {
         return store().acquire(new AcquireRequest(key, owner, holder, leaseTime, false));
+    }
+
+    /** Renews {@code requests} in one batch; the new expiry of each renewed lease, by key. */
+    default Map<String, Instant> renewByKey(RenewRequest... requests) {
+        Map<String, Instant> byKey = new HashMap<>();
+        store().renew(List.of(requests)).forEach((request, expiresAt) -> byKey.put(request.key(), expiresAt));
+        return byKey;
     }
 
     default boolean release(String key, String owner, Duration minHoldTime) {

@@ -1,6 +1,7 @@
 package io.fencepost.lock.memory;
 
 import io.fencepost.lock.LeaseInfo;
+import io.fencepost.lock.LeaseMode;
 import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.FairQueue;
@@ -11,10 +12,13 @@ import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.QueueTicket;
 import io.fencepost.lock.spi.ReleaseRequest;
 import io.fencepost.lock.spi.RenewRequest;
+import io.fencepost.lock.spi.StoreLimits;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,8 +31,8 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A {@link LeaseStore} in this JVM's memory, for users' unit tests and examples. It honours the whole store
- * contract, hand-over and fair queue included, with its {@link Clock} as the store clock (inject
- * {@link MutableClock} to move time by hand). It gives no protection across processes.
+ * contract, shared leases, permits, hand-over and fair queue included, with its {@link Clock} as the store clock
+ * (inject {@link MutableClock} to move time by hand). It gives no protection across processes.
  */
 public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, FairQueue {
 
@@ -36,7 +40,7 @@ public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, Fair
 
     private final ReentrantLock lock = new ReentrantLock();
 
-    private final Map<String, Row> rows = new HashMap<>();
+    private final Map<String, Key> keys = new HashMap<>();
 
     private final Map<String, List<Runnable>> subscribers = new ConcurrentHashMap<>();
 
@@ -57,9 +61,48 @@ public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, Fair
 
     private record Ticket(String waiterId, Instant expiresAt) {}
 
-    private record Row(String ownerToken, String holder, long token, Instant acquiredAt, Instant expiresAt) {
+    /** One lease of a key. */
+    private record Holder(String ownerToken, String holder, long token, Instant acquiredAt, Instant expiresAt) {
         boolean liveAt(Instant now) {
             return expiresAt.isAfter(now);
+        }
+
+        Holder expiringAt(Instant newExpiresAt) {
+            return new Holder(ownerToken, holder, token, acquiredAt, newExpiresAt);
+        }
+    }
+
+    /** The leases of one key: one exclusive lease, or shared leases, or up to {@code permits} permits. */
+    private static final class Key {
+        LeaseMode mode;
+        int permits;
+        final List<Holder> holders = new ArrayList<>();
+        Instant exclusiveWaitingUntil = Instant.MIN;
+
+        Key(LeaseMode mode, int permits) {
+            this.mode = mode;
+            this.permits = permits;
+        }
+
+        /** The live leases, after dropping the expired ones. */
+        List<Holder> live(Instant now) {
+            holders.removeIf(h -> !h.liveAt(now));
+            return holders;
+        }
+
+        /** Whether a waiting exclusive request holds new shared leases back. */
+        boolean writerWaits(Instant now) {
+            return exclusiveWaitingUntil.isAfter(now);
+        }
+
+        Optional<Holder> owned(String ownerToken) {
+            return holders.stream()
+                    .filter(h -> h.ownerToken().equals(ownerToken))
+                    .findFirst();
+        }
+
+        void replace(Holder old, Holder updated) {
+            holders.set(holders.indexOf(old), updated);
         }
     }
 
@@ -68,16 +111,49 @@ public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, Fair
         lock.lock();
         try {
             Instant now = clock.instant();
-            Row current = rows.get(request.key());
-            if (current != null && current.liveAt(now)) {
-                return AcquireResult.Busy.forAtMost(Duration.between(now, current.expiresAt()));
+            Key key = keys.get(request.key());
+            List<Holder> live = key == null ? List.of() : key.live(now);
+            if (live.isEmpty() && request.mode() == LeaseMode.SHARED && key != null && key.writerWaits(now)) {
+                return AcquireResult.Busy.unknown(); // the waiting writer goes first, though the readers have left
             }
-            Row row = new Row(request.ownerToken(), request.holder(), ++lastToken, now, now.plus(request.leaseTime()));
-            rows.put(request.key(), row);
-            return new AcquireResult.Granted(row.token(), row.acquiredAt(), row.expiresAt());
+            if (live.isEmpty()) {
+                key = new Key(request.mode(), request.permits());
+                keys.put(request.key(), key);
+                return grant(key, request, now);
+            }
+            StoreLimits.requirePermitAgreement(request, key.mode, key.permits);
+            boolean sameKind = key.mode == request.mode() && request.mode() != LeaseMode.EXCLUSIVE;
+            boolean roomLeft = request.mode() == LeaseMode.SHARED ? !key.writerWaits(now) : live.size() < key.permits;
+            if (sameKind && roomLeft) {
+                return grant(key, request, now);
+            }
+            Duration remaining = Duration.between(now, freesAt(key, live));
+            if (request.mode() == LeaseMode.EXCLUSIVE && request.waiting() && key.mode == LeaseMode.SHARED) {
+                key.exclusiveWaitingUntil = now.plus(StoreLimits.EXCLUSIVE_PRECEDENCE);
+                // ask again before the precedence lapses, however long the shared leases still run
+                Duration renewPrecedence = StoreLimits.EXCLUSIVE_PRECEDENCE.dividedBy(2);
+                remaining = remaining.compareTo(renewPrecedence) < 0 ? remaining : renewPrecedence;
+            }
+            return AcquireResult.Busy.forAtMost(remaining);
         } finally {
             lock.unlock();
         }
+    }
+
+    private AcquireResult.Granted grant(Key key, AcquireRequest request, Instant now) {
+        Holder holder =
+                new Holder(request.ownerToken(), request.holder(), ++lastToken, now, now.plus(request.leaseTime()));
+        key.holders.add(holder);
+        return new AcquireResult.Granted(holder.token(), holder.acquiredAt(), holder.expiresAt());
+    }
+
+    /** When the key can next be granted to somebody: the earliest end of a permit, else the end of the last lease. */
+    private static Instant freesAt(Key key, List<Holder> live) {
+        Comparator<Holder> byExpiry = Comparator.comparing(Holder::expiresAt);
+        Optional<Holder> next = key.mode == LeaseMode.PERMITS
+                ? live.stream().min(byExpiry)
+                : live.stream().max(byExpiry);
+        return next.orElseThrow().expiresAt();
     }
 
     @Override
@@ -137,22 +213,21 @@ public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, Fair
     }
 
     @Override
-    public Map<String, Instant> renew(Collection<RenewRequest> requests) {
-        Map<String, Instant> renewed = new HashMap<>();
+    public Map<RenewRequest, Instant> renew(Collection<RenewRequest> requests) {
+        Map<RenewRequest, Instant> renewed = new HashMap<>();
         lock.lock();
         try {
             Instant now = clock.instant();
             for (RenewRequest request : requests) {
-                Row current = rows.get(request.key());
-                if (current != null && current.ownerToken().equals(request.ownerToken()) && current.liveAt(now)) {
-                    Row row = new Row(
-                            current.ownerToken(),
-                            current.holder(),
-                            current.token(),
-                            current.acquiredAt(),
-                            now.plus(request.leaseTime()));
-                    rows.put(request.key(), row);
-                    renewed.put(request.key(), row.expiresAt());
+                Key key = keys.get(request.key());
+                Optional<Holder> owned = key == null ? Optional.empty() : key.owned(request.ownerToken());
+                if (owned.isPresent() && owned.get().liveAt(now)) {
+                    Holder holder = owned.get();
+                    Instant floor = holder.acquiredAt().plus(request.minHoldTime());
+                    Instant expiresAt = now.plus(request.leaseTime());
+                    Holder extended = holder.expiringAt(expiresAt.isBefore(floor) ? floor : expiresAt);
+                    key.replace(holder, extended);
+                    renewed.put(request, extended.expiresAt());
                 }
             }
         } finally {
@@ -167,15 +242,18 @@ public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, Fair
         lock.lock();
         try {
             Instant now = clock.instant();
-            Row current = rows.get(to.key());
-            if (current == null || !current.ownerToken().equals(request.fromOwnerToken()) || !current.liveAt(now)) {
+            Key key = keys.get(to.key());
+            Optional<Holder> owned = key == null || key.mode != LeaseMode.EXCLUSIVE
+                    ? Optional.empty()
+                    : key.owned(request.fromOwnerToken());
+            if (owned.isEmpty() || !owned.get().liveAt(now)) {
                 return Optional.empty();
             }
-            Row row = new Row(to.ownerToken(), to.holder(), ++lastToken, now, now.plus(to.leaseTime()));
-            rows.put(to.key(), row);
+            Holder next = new Holder(to.ownerToken(), to.holder(), ++lastToken, now, now.plus(to.leaseTime()));
+            key.replace(owned.get(), next);
             // This store wakes every subscriber on every release, so it never needs to note who waits.
             return Optional.of(
-                    new HandOver(new AcquireResult.Granted(row.token(), row.acquiredAt(), row.expiresAt()), false));
+                    new HandOver(new AcquireResult.Granted(next.token(), next.acquiredAt(), next.expiresAt()), false));
         } finally {
             lock.unlock();
         }
@@ -183,37 +261,38 @@ public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, Fair
 
     @Override
     public boolean release(ReleaseRequest request) {
-        String key = request.key();
         boolean removed;
         lock.lock();
         try {
             Instant now = clock.instant();
-            Row current = rows.get(key);
-            if (current == null || !current.ownerToken().equals(request.ownerToken())) {
+            Key key = keys.get(request.key());
+            Optional<Holder> owned = key == null ? Optional.empty() : key.owned(request.ownerToken());
+            if (owned.isEmpty()) {
                 return false;
             }
-            removed = current.liveAt(now);
+            Holder holder = owned.get();
+            removed = holder.liveAt(now);
             if (!request.keepsMinimumHold() || !removed) {
-                rows.remove(key);
+                key.holders.remove(holder);
             } else {
-                Instant keepUntil = current.acquiredAt().plus(request.minHoldTime());
-                if (keepUntil.isBefore(now)) {
-                    keepUntil = now;
-                }
-                // A fresh owner token: the released row can never be renewed again.
-                rows.put(
-                        key,
-                        new Row(
-                                "released:" + current.token(),
-                                current.holder(),
-                                current.token(),
-                                current.acquiredAt(),
-                                keepUntil));
+                Instant keepUntil = holder.acquiredAt().plus(request.minHoldTime());
+                // A fresh owner token: the released lease can never be renewed again.
+                key.replace(
+                        holder,
+                        new Holder(
+                                "released:" + holder.token(),
+                                holder.holder(),
+                                holder.token(),
+                                holder.acquiredAt(),
+                                keepUntil.isBefore(now) ? now : keepUntil));
+            }
+            if (key.live(now).isEmpty() && !key.writerWaits(now)) {
+                keys.remove(request.key());
             }
         } finally {
             lock.unlock();
         }
-        wakeSubscribers(key);
+        wakeSubscribers(request.key());
         return removed;
     }
 
@@ -222,8 +301,8 @@ public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, Fair
         boolean removed;
         lock.lock();
         try {
-            Row row = rows.remove(key);
-            removed = row != null && row.liveAt(clock.instant());
+            Key removedKey = keys.remove(key);
+            removed = removedKey != null && !removedKey.live(clock.instant()).isEmpty();
         } finally {
             lock.unlock();
         }
@@ -237,15 +316,30 @@ public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, Fair
         }
     }
 
+    /**
+     * The live lease on {@code key}; of several (shared leases, permits), the latest grant, with the end of the last
+     * lease to run out as its expiry: until then the key is not free for everybody.
+     */
     @Override
     public Optional<LeaseInfo> inspect(String key) {
         lock.lock();
         try {
-            Row row = rows.get(key);
-            if (row == null || !row.liveAt(clock.instant())) {
-                return Optional.empty();
-            }
-            return Optional.of(new LeaseInfo(key, row.token(), row.holder(), row.acquiredAt(), row.expiresAt()));
+            Key entry = keys.get(key);
+            List<Holder> live = entry == null ? List.of() : entry.live(clock.instant());
+            return live.stream()
+                    .max(Comparator.comparingLong(Holder::token))
+                    .map(latest -> new LeaseInfo(
+                            key,
+                            latest.token(),
+                            latest.holder(),
+                            latest.acquiredAt(),
+                            live.stream()
+                                    .map(Holder::expiresAt)
+                                    .max(Comparator.naturalOrder())
+                                    .orElseThrow(),
+                            entry.mode,
+                            entry.permits,
+                            live.size()));
         } finally {
             lock.unlock();
         }

@@ -93,7 +93,7 @@ final class CountingLeaseStore implements LeaseStore, LeaseHandOver, FairQueue {
     }
 
     @Override
-    public Map<String, Instant> renew(Collection<RenewRequest> requests) {
+    public Map<RenewRequest, Instant> renew(Collection<RenewRequest> requests) {
         return counted(renewCalls, () -> delegate.renew(requests));
     }
 

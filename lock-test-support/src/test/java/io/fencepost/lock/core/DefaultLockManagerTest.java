@@ -80,6 +80,36 @@ class DefaultLockManagerTest {
     }
 
     @Test
+    void badPermitsSharingAndExtensionsAreRefusedNamingTheFixBeforeTheStoreIsCalled() {
+        assertThatThrownBy(() -> LockOptions.builder().permits(0).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("permits must be at least 1")
+                .hasMessageContaining("was 0");
+        assertThatThrownBy(() -> LockOptions.builder().permits(-3).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("was -3");
+        assertThatThrownBy(() -> LockOptions.builder().shared(true).permits(3).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("both shared and one of 3 permits")
+                .hasMessageContaining("drop");
+        assertThatThrownBy(() -> LockOptions.builder().shared(true).fair(true).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("fair mode serves exclusive leases only");
+        assertThat(store.calls()).isZero();
+
+        Lease lease = locks.acquire("extended", HOLD);
+        int afterAcquire = store.calls();
+        for (Duration bad : new Duration[] {Duration.ZERO, Duration.ofMillis(-1), null}) {
+            assertThatThrownBy(() -> lease.extend(bad))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("positive duration")
+                    .hasMessageContaining("'extended'");
+        }
+        assertThat(store.calls()).isEqualTo(afterAcquire);
+        assertThat(lease.isHeld()).isTrue();
+    }
+
+    @Test
     void aKeyOf255CharactersIncludingSupplementaryCharactersIsAccepted() {
         String key = "🔒".repeat(255);
 
@@ -363,7 +393,8 @@ class DefaultLockManagerTest {
             }
 
             @Override
-            public java.util.Map<String, Instant> renew(java.util.Collection<io.fencepost.lock.spi.RenewRequest> r) {
+            public java.util.Map<io.fencepost.lock.spi.RenewRequest, Instant> renew(
+                    java.util.Collection<io.fencepost.lock.spi.RenewRequest> r) {
                 return java.util.Map.of();
             }
 

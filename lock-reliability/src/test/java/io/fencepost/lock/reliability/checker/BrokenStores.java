@@ -148,7 +148,7 @@ final class BrokenStores {
         }
 
         @Override
-        public Map<String, Instant> renew(Collection<RenewRequest> requests) {
+        public Map<RenewRequest, Instant> renew(Collection<RenewRequest> requests) {
             return real.renew(requests);
         }
 

@@ -196,6 +196,9 @@ final class LockDefinitionSource {
             builder.renew(annotation.renew())
                     .name(name)
                     .fair(annotation.fair())
+                    .shared(annotation.shared())
+                    .permits(annotation.permits())
+                    .reentrant(annotation.reentrant())
                     .skipsWhenBusy(annotation.onLocked() == OnLocked.SKIP);
         };
         return new LockDefinition(

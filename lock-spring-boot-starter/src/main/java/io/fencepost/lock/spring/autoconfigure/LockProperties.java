@@ -1,10 +1,13 @@
 package io.fencepost.lock.spring.autoconfigure;
 
+import io.fencepost.lock.LeaderElection;
 import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.jdbc.PostgresLockManager;
 import io.fencepost.lock.jdbc.SchemaMode;
 import io.fencepost.lock.spring.aop.DistributedLockAdvisor;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /** Configuration properties for Fencepost's distributed locks, under {@code fencepost}. */
@@ -45,6 +48,8 @@ public class LockProperties {
     private final Aop aop = new Aop();
 
     private final Endpoint endpoint = new Endpoint();
+
+    private final Leader leader = new Leader();
 
     public boolean isEnabled() {
         return enabled;
@@ -208,6 +213,43 @@ public class LockProperties {
 
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
+        }
+    }
+
+    public Leader getLeader() {
+        return leader;
+    }
+
+    /** Leader election: the groups this instance is a candidate of. */
+    public static class Leader {
+
+        /**
+         * The groups this instance runs for leader in, by name: each joins when the application starts and leaves
+         * when it stops. Leadership is published as LeadershipGrantedEvent and LeadershipRevokedEvent, and
+         * a @LeaderOnly("group") method runs only on the group's leader.
+         */
+        private final Map<String, Group> groups = new LinkedHashMap<>();
+
+        public Map<String, Group> getGroups() {
+            return groups;
+        }
+    }
+
+    /** One leader election group. */
+    public static class Group {
+
+        /**
+         * Lease time of the group's leader: how long the group stays without a leader, at most, after its leader
+         * dies. Renewed while the leader runs.
+         */
+        private Duration leaseTime = LeaderElection.DEFAULT_LEASE_TIME;
+
+        public Duration getLeaseTime() {
+            return leaseTime;
+        }
+
+        public void setLeaseTime(Duration leaseTime) {
+            this.leaseTime = leaseTime;
         }
     }
 }

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fencepost.lock.DistributedLock;
 import io.fencepost.lock.Lease;
+import io.fencepost.lock.LeaseMode;
 import io.fencepost.lock.LockContext;
 import io.fencepost.lock.LockNotAcquiredException;
 import io.fencepost.lock.LockOptions;
@@ -113,6 +114,62 @@ class DistributedLockAdvisorTest {
                 assertThat(call.options().fair()).isTrue();
             });
         });
+    }
+
+    @Test
+    void sharedPermitsAndReentrantOnTheAnnotationAskForThoseOptions() {
+        contextRunner.withBean(KindsService.class).run(context -> {
+            KindsService service = context.getBean(KindsService.class);
+            RecordingLockManager manager = context.getBean(RecordingLockManager.class);
+
+            service.read();
+            service.slot();
+            service.once();
+
+            assertThat(manager.calls())
+                    .extracting(call -> call.options().mode())
+                    .containsExactly(LeaseMode.SHARED, LeaseMode.PERMITS, LeaseMode.EXCLUSIVE);
+            assertThat(manager.calls().get(1).options().permits()).isEqualTo(3);
+            assertThat(manager.calls().get(2).options().reentrant()).isFalse();
+        });
+    }
+
+    @Test
+    void sharedWithPermitsOrNoPermitsFailTheStartUpNamingTheMethod() {
+        contextRunner
+                .withBean(BadKindsService.class)
+                .run(context -> assertStartupFailure(context)
+                        .hasMessageContaining("@DistributedLock on BadKindsService.run()")
+                        .hasMessageContaining("permits must be at least 1 (1 is an exclusive lock), was 0"));
+        contextRunner
+                .withBean(SharedPermitsService.class)
+                .run(context -> assertStartupFailure(context)
+                        .hasMessageContaining("@DistributedLock on SharedPermitsService.run()")
+                        .hasMessageContaining("both shared and one of 2 permits"));
+    }
+
+    static class KindsService {
+
+        @DistributedLock(key = "'catalog'", shared = true)
+        public void read() {}
+
+        @DistributedLock(key = "'export-slots'", permits = 3)
+        public void slot() {}
+
+        @DistributedLock(key = "'once'", reentrant = false)
+        public void once() {}
+    }
+
+    static class BadKindsService {
+
+        @DistributedLock(key = "'run'", permits = 0)
+        public void run() {}
+    }
+
+    static class SharedPermitsService {
+
+        @DistributedLock(key = "'run'", shared = true, permits = 2)
+        public void run() {}
     }
 
     static class FairService {

@@ -85,11 +85,12 @@ class LockPropertiesTest {
     }
 
     @Test
-    void everyPropertyButTheHolderNameDocumentsADefault() {
+    void everyPropertyButTheHolderNameAndTheLeaderGroupsDocumentsADefault() {
+        // the holder name is computed; the groups are a map, empty unless configured
         assertThat(metadata.values())
                 .filteredOn(property -> property.getDefaultValue() == null)
                 .extracting(ConfigurationMetadataProperty::getId)
-                .containsExactly("fencepost.holder-name");
+                .containsExactlyInAnyOrder("fencepost.holder-name", "fencepost.leader.groups");
     }
 
     @Test
@@ -105,7 +106,8 @@ class LockPropertiesTest {
                         "fencepost.jdbc.initialize-schema",
                         "fencepost.jdbc.statement-timeout",
                         "fencepost.aop.order",
-                        "fencepost.endpoint.force-release.enabled");
+                        "fencepost.endpoint.force-release.enabled",
+                        "fencepost.leader.groups");
         metadata.values().forEach(property -> {
             assertThat(property.getDescription())
                     .as(property.getId())

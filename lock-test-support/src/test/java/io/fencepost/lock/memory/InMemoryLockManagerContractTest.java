@@ -1,0 +1,12 @@
+package io.fencepost.lock.memory;
+
+import io.fencepost.lock.contract.LockManagerContract;
+import io.fencepost.lock.spi.LeaseStore;
+
+class InMemoryLockManagerContractTest extends LockManagerContract {
+
+    @Override
+    protected LeaseStore createStore() {
+        return new InMemoryLeaseStore();
+    }
+}
