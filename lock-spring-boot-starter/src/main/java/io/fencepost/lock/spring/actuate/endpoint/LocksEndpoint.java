@@ -2,6 +2,7 @@ package io.fencepost.lock.spring.actuate.endpoint;
 
 import io.fencepost.lock.HeldLeaseInfo;
 import io.fencepost.lock.LeaseInfo;
+import io.fencepost.lock.LeaseMode;
 import io.fencepost.lock.LockAdmin;
 import io.fencepost.lock.LockManager;
 import io.fencepost.lock.core.DefaultLockManager;
@@ -70,10 +71,20 @@ public class LocksEndpoint {
         if (info == null) {
             return null;
         }
+        // Of several leases (shared, permits), the store shows the latest grant: any live one of ours counts.
         boolean heldHere = heldLeases().stream()
-                .anyMatch(held -> held.key().equals(info.key()) && held.fencingToken() == info.fencingToken());
+                .anyMatch(held -> held.key().equals(info.key())
+                        && (info.mode() != LeaseMode.EXCLUSIVE || held.fencingToken() == info.fencingToken()));
         return new LeaseDescriptor(
-                info.key(), info.fencingToken(), info.holder(), info.acquiredAt(), info.expiresAt(), heldHere);
+                info.key(),
+                info.fencingToken(),
+                info.holder(),
+                info.acquiredAt(),
+                info.expiresAt(),
+                info.mode(),
+                info.permits(),
+                info.leases(),
+                heldHere);
     }
 
     /**
@@ -165,7 +176,8 @@ public class LocksEndpoint {
      * The leases this instance holds.
      *
      * @param holder the name this instance writes as the holder of its leases, when the manager tells it
-     * @param leases one per key, sorted by key; never an owner token
+     * @param leases sorted by key (several per key for shared leases and permits), with their mode and permits;
+     *     never an owner token
      */
     public record LocksDescriptor(String holder, List<HeldLeaseInfo> leases) implements OperationResponseBody {}
 
@@ -173,11 +185,15 @@ public class LocksEndpoint {
      * The store's view of a key.
      *
      * @param key the key
-     * @param fencingToken the live grant's fencing token
-     * @param holder the human-readable name of the holding instance
+     * @param fencingToken the live grant's fencing token (of several, the latest)
+     * @param holder the human-readable name of the holding instance (of several, the latest grant's)
      * @param acquiredAt when the grant was made (database clock)
-     * @param expiresAt when the lease ends unless renewed (database clock)
-     * @param heldByThisInstance whether this instance holds that very grant
+     * @param expiresAt when the lease ends unless renewed (database clock; of several, the last to end)
+     * @param mode exclusive, shared or permits
+     * @param permits how many leases of the key may be live at once (1 exclusive, 0 shared: no count)
+     * @param leases how many are live
+     * @param heldByThisInstance whether this instance holds that very grant (for shared leases and permits: one of
+     *     the key's live leases)
      */
     public record LeaseDescriptor(
             String key,
@@ -185,6 +201,9 @@ public class LocksEndpoint {
             String holder,
             Instant acquiredAt,
             Instant expiresAt,
+            LeaseMode mode,
+            int permits,
+            int leases,
             boolean heldByThisInstance)
             implements OperationResponseBody {}
 

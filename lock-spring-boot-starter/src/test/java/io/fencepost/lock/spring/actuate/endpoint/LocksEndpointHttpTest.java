@@ -29,6 +29,8 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -87,6 +89,58 @@ class LocksEndpointHttpTest {
                         .doesNotContain(ownerToken("invoice:42"))
                         .doesNotContain(ownerToken("tenant/7/report"))
                         .doesNotContainIgnoringCase("owner");
+            }
+        }
+    }
+
+    @Test
+    void showsTheModeAndPermitsOfSharedLeasesAndPermitsWithoutTheirOwnerTokens() throws Exception {
+        try (ConfigurableApplicationContext app = start()) {
+            LockManager locks = app.getBean(LockManager.class);
+            LockOptions read = LockOptions.builder()
+                    .leaseTime(Duration.ofSeconds(30))
+                    .name("catalog")
+                    .shared(true)
+                    .build();
+            LockOptions slot = LockOptions.builder()
+                    .leaseTime(Duration.ofSeconds(30))
+                    .name("render")
+                    .permits(3)
+                    .build();
+            // a second reader on another thread: the same thread would re-enter its shared lease
+            Lease otherReader = CompletableFuture.supplyAsync(() -> locks.acquire("catalog", read))
+                    .get(10, TimeUnit.SECONDS);
+            try (Lease reader = locks.acquire("catalog", read);
+                    Lease permit = locks.acquire("renderer", slot)) {
+                String held = get(app, "/actuator/locks").body();
+                assertThat(JsonPath.<List<String>>read(held, "$.leases[*].mode"))
+                        .containsExactly("SHARED", "SHARED", "PERMITS");
+                assertThat(JsonPath.<List<Integer>>read(held, "$.leases[*].permits"))
+                        .containsExactly(0, 0, 3);
+
+                String catalog = get(app, "/actuator/locks/catalog").body();
+                assertThat(JsonPath.<String>read(catalog, "$.mode")).isEqualTo("SHARED");
+                assertThat(JsonPath.<Integer>read(catalog, "$.leases")).isEqualTo(2);
+                assertThat(JsonPath.<Integer>read(catalog, "$.fencingToken"))
+                        .isEqualTo((int) Math.max(reader.fencingToken(), otherReader.fencingToken()));
+                assertThat(JsonPath.<Boolean>read(catalog, "$.heldByThisInstance"))
+                        .isTrue();
+                String renderer = get(app, "/actuator/locks/renderer").body();
+                assertThat(JsonPath.<Integer>read(renderer, "$.permits")).isEqualTo(3);
+                assertThat(JsonPath.<Integer>read(renderer, "$.leases")).isEqualTo(1);
+
+                List<String> ownerTokens = new JdbcTemplate(db.dataSource())
+                        .queryForList(
+                                "SELECT jsonb_object_keys(holders) FROM distributed_lock WHERE lock_key IN (?, ?)",
+                                String.class,
+                                "catalog",
+                                "renderer");
+                assertThat(ownerTokens).hasSize(3);
+                for (String token : ownerTokens) {
+                    assertThat(held + catalog + renderer).doesNotContain(token);
+                }
+            } finally {
+                otherReader.release();
             }
         }
     }
