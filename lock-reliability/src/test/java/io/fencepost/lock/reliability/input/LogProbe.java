@@ -37,6 +37,15 @@ public final class LogProbe {
 
     private LogProbe() {}
 
+    /**
+     * Once the manager is built (its schema check may wait for the first connections of a slow, loaded machine), the
+     * pool gives up on a connection after a second, so that the stalled-network steps fail fast.
+     */
+    private static PostgresLockManager failingFast(HikariDataSource pool, PostgresLockManager manager) {
+        pool.getHikariConfigMXBean().setConnectionTimeout(1_000);
+        return manager;
+    }
+
     public static void main(String[] args) throws Exception {
         installJulAtAll();
         String url = args[0];
@@ -44,11 +53,13 @@ public final class LogProbe {
         PGSimpleDataSource direct = new PGSimpleDataSource();
         direct.setURL(url);
         try (FaultyProxy proxy = new FaultyProxy(uri.getHost(), uri.getPort() < 0 ? 5432 : uri.getPort());
-                HikariDataSource pool = Pools.hikari(Pools.viaPort(url, proxy.port()), "log-probe", 6, 1_000);
-                PostgresLockManager a = PostgresLockManager.builder(pool)
-                        .statementTimeout(Duration.ofMillis(800))
-                        .holderName("probe-a")
-                        .build();
+                HikariDataSource pool = Pools.hikari(Pools.viaPort(url, proxy.port()), "log-probe", 6, 30_000);
+                PostgresLockManager a = failingFast(
+                        pool,
+                        PostgresLockManager.builder(pool)
+                                .statementTimeout(Duration.ofMillis(800))
+                                .holderName("probe-a")
+                                .build());
                 PostgresLockManager b = PostgresLockManager.builder(direct)
                         .holderName("probe-b")
                         .build()) {
