@@ -37,6 +37,9 @@ class BrokenStoreCheckerTest {
                 .threads(3)
                 .sharedThreads(0)
                 .keys(2)
+                .modeThreads(0)
+                .mixedKeys(0)
+                .permitKeys(0)
                 .leaseTime(Duration.ofMillis(800))
                 .frozenShare(frozenShare)
                 .longShare(longShare)
@@ -54,6 +57,40 @@ class BrokenStoreCheckerTest {
         Checker.Report report = Checker.run(config.build());
         System.out.println(report.markdown());
 
+        assertCaught(report, mode, expectedViolation);
+    }
+
+    // Only the mixed and permit keys, crowded by 3 JVMs of 6 threads each (3 with a manager each, 3 sharing one):
+    // shared leases overlap all the time, permits are taken up to their number, and writers come in between.
+    @ParameterizedTest(name = "{0} is caught as {1}")
+    @CsvSource({
+        "PERMITS_PLUS_ONE, permits exceeded, 8, 0, 1",
+        "RELEASE_FORGETS_READERS, overlap, 8, 1, 0",
+        "UNORDERED_SHARED_GRANT, token order, 10, 1, 0"
+    })
+    void theCheckerCatchesABrokenSharedOrPermitVariant(
+            WorkerMode mode, String expectedViolation, int seconds, int mixedKeys, int permitKeys) throws Exception {
+        Checker.Report report = Checker.run(CheckerConfig.ci().toBuilder()
+                .duration(Duration.ofSeconds(seconds))
+                .processes(3)
+                .threads(0)
+                .sharedThreads(0)
+                .keys(0)
+                .modeThreads(6)
+                .mixedKeys(mixedKeys)
+                .permitKeys(permitKeys)
+                .permits(2)
+                .leaseTime(Duration.ofMillis(800))
+                .faults(false)
+                .ownServer(false)
+                .mode(mode)
+                .build());
+        System.out.println(report.markdown());
+
+        assertCaught(report, mode, expectedViolation);
+    }
+
+    private static void assertCaught(Checker.Report report, WorkerMode mode, String expectedViolation) {
         assertThat(report.problems()).as("worker problems").isEmpty();
         assertThat(report.verdict().count(expectedViolation))
                 .as("'%s' violations found in a run of %s:%n%s", expectedViolation, mode, report.markdown())

@@ -1,6 +1,7 @@
 package io.fencepost.lock.reliability.checker;
 
 import io.fencepost.lock.LeaseInfo;
+import io.fencepost.lock.LeaseMode;
 import io.fencepost.lock.LockStoreException;
 import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
@@ -37,6 +38,36 @@ final class BrokenStores {
                    acquired_at = clock_timestamp(), expires_at = clock_timestamp() + ? * interval '1 millisecond'
              WHERE l.lock_key = ? AND l.owner_token = ?::uuid AND l.expires_at > clock_timestamp()
             RETURNING l.fencing_token, l.acquired_at, l.expires_at, l.contended
+            """;
+
+    /** The end of the last lease of a shared row becomes now, whatever the other readers' leases say. */
+    private static final String FORGET_READERS_SQL = """
+            UPDATE checker_lock SET expires_at = clock_timestamp()
+             WHERE lock_key = ? AND lease_mode = 'shared' AND expires_at > clock_timestamp()
+            """;
+
+    /**
+     * Joins live shared leases with a token drawn before the row is locked and without the draw lock, pausing
+     * a random 0-4 ms after the draw as a busy server may: grants of the key can then be written out of draw order.
+     */
+    private static final String UNORDERED_SHARED_GRANT_SQL = """
+            WITH drawn AS MATERIALIZED (
+                SELECT nextval('checker_lock_fence_seq') AS token
+            ), paused AS MATERIALIZED (
+                SELECT d.token, clock_timestamp() AS now
+                  FROM drawn AS d, (SELECT pg_sleep(random() * 0.004)) AS s
+            )
+            UPDATE checker_lock AS l
+               SET holders = l.holders || jsonb_build_object(?::uuid::text, jsonb_build_object(
+                       'fencing_token', p.token, 'holder', ?, 'acquired_at', p.now,
+                       'expires_at', p.now + ? * interval '1 millisecond')),
+                   fencing_token = p.token,
+                   acquired_at = p.now,
+                   expires_at = greatest(l.expires_at, p.now + ? * interval '1 millisecond')
+              FROM paused AS p
+             WHERE l.lock_key = ? AND l.lease_mode = 'shared' AND l.expires_at > p.now
+               AND coalesce(l.exclusive_waits_until <= p.now, true)
+            RETURNING p.token, p.now, p.now + ? * interval '1 millisecond'
             """;
 
     private BrokenStores() {}
@@ -78,6 +109,48 @@ final class BrokenStores {
                                     now.plus(request.leaseTime()));
                         }
                         return result;
+                    }
+                };
+            case PERMITS_PLUS_ONE ->
+                new Forwarding(real) {
+                    @Override
+                    public AcquireResult acquire(AcquireRequest request) {
+                        if (request.mode() != LeaseMode.PERMITS) {
+                            return real.acquire(request);
+                        }
+                        // the bug: one permit more than the caller asked for
+                        return real.acquire(new AcquireRequest(
+                                request.key(),
+                                request.ownerToken(),
+                                request.holder(),
+                                request.leaseTime(),
+                                request.waiting(),
+                                LeaseMode.PERMITS,
+                                request.permits() + 1));
+                    }
+                };
+            case RELEASE_FORGETS_READERS ->
+                new Forwarding(real) {
+                    @Override
+                    public boolean release(ReleaseRequest request) {
+                        boolean released = real.release(request);
+                        if (request.mode() == LeaseMode.SHARED) {
+                            update(dataSource, FORGET_READERS_SQL, request.key()); // the bug
+                        }
+                        return released;
+                    }
+                };
+            case UNORDERED_SHARED_GRANT ->
+                new Forwarding(real) {
+                    @Override
+                    public AcquireResult acquire(AcquireRequest request) {
+                        if (request.mode() == LeaseMode.SHARED) {
+                            Optional<AcquireResult.Granted> joined = unorderedSharedJoin(dataSource, request);
+                            if (joined.isPresent()) {
+                                return joined.get();
+                            }
+                        }
+                        return real.acquire(request);
                     }
                 };
             case CORRECT, UNFENCED -> real;
@@ -130,6 +203,42 @@ final class BrokenStores {
             }
         } catch (SQLException e) {
             throw new LockStoreException("could not hand over lock '" + key + "': " + e.getMessage(), e);
+        }
+    }
+
+    private static void update(DataSource dataSource, String sql, String key) {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement statement = connection.prepareStatement(sql)) {
+            connection.setAutoCommit(true);
+            statement.setString(1, key);
+            statement.executeUpdate();
+        } catch (SQLException e) {
+            throw new LockStoreException("could not update lock '" + key + "': " + e.getMessage(), e);
+        }
+    }
+
+    private static Optional<AcquireResult.Granted> unorderedSharedJoin(DataSource dataSource, AcquireRequest request) {
+        long leaseMillis = request.leaseTime().toMillis();
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement statement = connection.prepareStatement(UNORDERED_SHARED_GRANT_SQL)) {
+            connection.setAutoCommit(true);
+            statement.setString(1, request.ownerToken());
+            statement.setString(2, request.holder());
+            statement.setLong(3, leaseMillis);
+            statement.setLong(4, leaseMillis);
+            statement.setString(5, request.key());
+            statement.setLong(6, leaseMillis);
+            try (ResultSet rows = statement.executeQuery()) {
+                if (!rows.next()) {
+                    return Optional.empty();
+                }
+                return Optional.of(new AcquireResult.Granted(
+                        rows.getLong(1),
+                        rows.getObject(2, OffsetDateTime.class).toInstant(),
+                        rows.getObject(3, OffsetDateTime.class).toInstant()));
+            }
+        } catch (SQLException e) {
+            throw new LockStoreException("could not join lock '" + request.key() + "': " + e.getMessage(), e);
         }
     }
 

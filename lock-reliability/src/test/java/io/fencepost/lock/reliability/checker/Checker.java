@@ -87,7 +87,17 @@ public final class Checker {
                     .append(config.sharedManagers())
                     .append(" shared managers) on ")
                     .append(config.keys())
-                    .append(" keys, lease ")
+                    .append(" exclusive keys, and ")
+                    .append(config.modeThreads())
+                    .append(" threads on ")
+                    .append(config.mixedKeys())
+                    .append(" keys of shared (")
+                    .append(Math.round(config.sharedShare() * 100))
+                    .append(" %) and exclusive leases and ")
+                    .append(config.permitKeys())
+                    .append(" keys of ")
+                    .append(config.permits())
+                    .append("+ permits; lease ")
                     .append(config.leaseTime().toMillis())
                     .append(" ms, ")
                     .append(config.duration().toSeconds())
@@ -221,7 +231,7 @@ public final class Checker {
                 .build()
                 .close();
         try (Connection connection = admin()) {
-            CheckerSchema.install(connection, config.keys());
+            CheckerSchema.install(connection, config.keyPlans());
             if (config.mode() == WorkerMode.UNORDERED_HAND_OVER) {
                 CheckerSchema.pauseBetweenDrawAndInsert(connection);
             }
@@ -393,6 +403,11 @@ public final class Checker {
             command.add("sharedThreads=" + config.sharedThreads());
             command.add("sharedManagers=" + config.sharedManagers());
             command.add("keys=" + config.keys());
+            command.add("mixedKeys=" + config.mixedKeys());
+            command.add("permitKeys=" + config.permitKeys());
+            command.add("permits=" + config.permits());
+            command.add("modeThreads=" + config.modeThreads());
+            command.add("sharedShare=" + config.sharedShare());
             command.add("hotKeyShare=" + config.hotKeyShare());
             command.add("zeroHoldShare=" + config.zeroHoldShare());
             command.add("leaseMs=" + config.leaseTime().toMillis());

@@ -1,6 +1,7 @@
 package io.fencepost.lock.reliability.checker;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The shape of one checker run.
@@ -11,7 +12,13 @@ import java.time.Duration;
  * @param sharedThreads of those, how many share lock managers (the others have one each, and may freeze)
  * @param sharedManagers how many managers the shared threads are spread over, round robin: several managers per JVM
  *     with several threads each is how applications run, and it mixes local hand-overs with other clients' acquires
- * @param keys distinct keys
+ * @param keys distinct keys of exclusive leases only
+ * @param mixedKeys keys of shared leases mixed with exclusive ones
+ * @param permitKeys keys of permits: the first has {@code permits}, the next one more, and so on
+ * @param permits the permits of the first permit key (at least 2)
+ * @param modeThreads threads per worker, besides {@code threads}, that lock the mixed and permit keys, half of them
+ *     with a manager each (which may freeze), half sharing one
+ * @param sharedShare probability that a section on a mixed key asks for a shared lease rather than an exclusive one
  * @param hotKeyShare probability that a shared thread picks the first key (the hot one) rather than any key
  * @param leaseTime lease time of every grant
  * @param statementTimeout the lock managers' statement timeout
@@ -31,6 +38,11 @@ public record CheckerConfig(
         int sharedThreads,
         int sharedManagers,
         int keys,
+        int mixedKeys,
+        int permitKeys,
+        int permits,
+        int modeThreads,
+        double sharedShare,
         double hotKeyShare,
         Duration leaseTime,
         Duration statementTimeout,
@@ -43,6 +55,13 @@ public record CheckerConfig(
         long seed) {
 
     public CheckerConfig {
+        if (permitKeys > 0 && permits < 2) {
+            throw new IllegalArgumentException("a permit key needs at least 2 permits, was " + permits);
+        }
+        if (modeThreads > 0 && mixedKeys + permitKeys == 0) {
+            throw new IllegalArgumentException(
+                    "mode threads (" + modeThreads + ") need mixed or permit keys to lock, there are none");
+        }
         if (sharedThreads > threads || (sharedThreads > 0 && sharedManagers < 1)) {
             throw new IllegalArgumentException("shared threads (" + sharedThreads + ") must be at most the threads ("
                     + threads + ") and spread over at least one manager (" + sharedManagers + ")");
@@ -51,7 +70,8 @@ public record CheckerConfig(
 
     /**
      * The run of {@code mvn verify}: a minute of locking under faults, three JVMs, each with three managers of two
-     * threads on a hot key (mostly releasing at once) and two threads with a manager each doing everything else.
+     * threads on a hot key (mostly releasing at once), two threads with a manager each doing everything else on two
+     * more exclusive keys, and four threads on a key of shared and exclusive leases and a key of 3 permits.
      */
     public static CheckerConfig ci() {
         return new Builder().build();
@@ -67,6 +87,11 @@ public record CheckerConfig(
                 .sharedThreads(Integer.getInteger("fencepost.checker.sharedThreads", c.sharedThreads))
                 .sharedManagers(Integer.getInteger("fencepost.checker.sharedManagers", c.sharedManagers))
                 .keys(Integer.getInteger("fencepost.checker.keys", c.keys))
+                .mixedKeys(Integer.getInteger("fencepost.checker.mixedKeys", c.mixedKeys))
+                .permitKeys(Integer.getInteger("fencepost.checker.permitKeys", c.permitKeys))
+                .permits(Integer.getInteger("fencepost.checker.permits", c.permits))
+                .modeThreads(Integer.getInteger("fencepost.checker.modeThreads", c.modeThreads))
+                .sharedShare(doubleProperty("sharedShare", c.sharedShare))
                 .hotKeyShare(doubleProperty("hotKeyShare", c.hotKeyShare))
                 .leaseTime(Duration.parse(System.getProperty("fencepost.checker.leaseTime", c.leaseTime.toString())))
                 .statementTimeout(Duration.parse(
@@ -85,6 +110,11 @@ public record CheckerConfig(
         return Double.parseDouble(System.getProperty("fencepost.checker." + name, Double.toString(fallback)));
     }
 
+    /** Every key of the run with what its callers ask for. */
+    List<KeyPlan> keyPlans() {
+        return KeyPlan.of(keys, mixedKeys, permitKeys, permits);
+    }
+
     /** A builder starting from this run. */
     public Builder toBuilder() {
         return new Builder()
@@ -94,6 +124,11 @@ public record CheckerConfig(
                 .sharedThreads(sharedThreads)
                 .sharedManagers(sharedManagers)
                 .keys(keys)
+                .mixedKeys(mixedKeys)
+                .permitKeys(permitKeys)
+                .permits(permits)
+                .modeThreads(modeThreads)
+                .sharedShare(sharedShare)
                 .hotKeyShare(hotKeyShare)
                 .leaseTime(leaseTime)
                 .statementTimeout(statementTimeout)
@@ -119,6 +154,11 @@ public record CheckerConfig(
         private int sharedThreads = 6;
         private int sharedManagers = 3;
         private int keys = 3;
+        private int mixedKeys = 1;
+        private int permitKeys = 1;
+        private int permits = 3;
+        private int modeThreads = 4;
+        private double sharedShare = 0.75;
         private double hotKeyShare = 0.95;
         private Duration leaseTime = Duration.ofMillis(1500);
         private Duration statementTimeout = Duration.ofMillis(1000);
@@ -157,6 +197,31 @@ public record CheckerConfig(
 
         public Builder keys(int keys) {
             this.keys = keys;
+            return this;
+        }
+
+        public Builder mixedKeys(int mixedKeys) {
+            this.mixedKeys = mixedKeys;
+            return this;
+        }
+
+        public Builder permitKeys(int permitKeys) {
+            this.permitKeys = permitKeys;
+            return this;
+        }
+
+        public Builder permits(int permits) {
+            this.permits = permits;
+            return this;
+        }
+
+        public Builder modeThreads(int modeThreads) {
+            this.modeThreads = modeThreads;
+            return this;
+        }
+
+        public Builder sharedShare(double sharedShare) {
+            this.sharedShare = sharedShare;
             return this;
         }
 
@@ -218,6 +283,11 @@ public record CheckerConfig(
                     sharedThreads,
                     sharedManagers,
                     keys,
+                    mixedKeys,
+                    permitKeys,
+                    permits,
+                    modeThreads,
+                    sharedShare,
                     hotKeyShare,
                     leaseTime,
                     statementTimeout,

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.fencepost.lock.FencingTokenRejectedException;
 import io.fencepost.lock.Lease;
+import io.fencepost.lock.LeaseMode;
 import io.fencepost.lock.LockManager;
 import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.LockStoreException;
@@ -80,6 +81,10 @@ public final class CheckerWorker {
 
     private final List<String> keys = new ArrayList<>();
 
+    private final List<KeyPlan> modeKeys;
+
+    private final double sharedShare;
+
     private final HikariDataSource lockPool;
 
     private final HikariDataSource workPool;
@@ -107,7 +112,13 @@ public final class CheckerWorker {
         for (int k = 0; k < keyCount; k++) {
             keys.add(CheckerSchema.key(k));
         }
-        int threads = Integer.parseInt(args.get("threads"));
+        this.modeKeys = KeyPlan.modeKeys(KeyPlan.of(
+                keyCount,
+                Integer.parseInt(args.get("mixedKeys")),
+                Integer.parseInt(args.get("permitKeys")),
+                Integer.parseInt(args.get("permits"))));
+        this.sharedShare = Double.parseDouble(args.get("sharedShare"));
+        int threads = Integer.parseInt(args.get("threads")) + Integer.parseInt(args.get("modeThreads"));
         // Every manager may hold a LISTEN connection besides its statements: room for all, so that the pool is
         // never what the run measures (pool exhaustion has a test of its own).
         this.lockPool = pool(args.get("lockUrl"), "checker-lock-" + process, 3 * threads + 4);
@@ -129,6 +140,7 @@ public final class CheckerWorker {
 
     private int run() throws InterruptedException {
         int threads = Integer.parseInt(args.get("threads"));
+        int modeThreads = Integer.parseInt(args.get("modeThreads"));
         int sharedThreads = Integer.parseInt(args.get("sharedThreads"));
         int sharedManagers = sharedThreads > 0 ? Integer.parseInt(args.get("sharedManagers")) : 0;
         long seed = Long.parseLong(args.get("seed"));
@@ -146,7 +158,28 @@ public final class CheckerWorker {
             Thread thread = new Thread(
                     () -> {
                         try {
-                            loop(name, random, manager);
+                            loop(name, random, manager, null);
+                        } catch (Throwable e) {
+                            unexpected.incrementAndGet();
+                            System.out.println("worker thread " + name + " failed unexpectedly:");
+                            e.printStackTrace(System.out);
+                        }
+                    },
+                    name);
+            thread.start();
+            workers.add(thread);
+        }
+        // Threads on the mixed and permit keys: every other one shares a manager with the others of its kind, so
+        // that several leases of one key are held through one manager as well as across managers and JVMs.
+        LockManager modeManager = modeThreads > 1 ? newManager() : null;
+        for (int t = 0; t < modeThreads; t++) {
+            LockManager manager = t % 2 == 1 ? modeManager : null;
+            String name = process + "/m" + t;
+            Random random = new Random(seed * 37 + t);
+            Thread thread = new Thread(
+                    () -> {
+                        try {
+                            loop(name, random, manager, modeKeys);
                         } catch (Throwable e) {
                             unexpected.incrementAndGet();
                             System.out.println("worker thread " + name + " failed unexpectedly:");
@@ -160,6 +193,9 @@ public final class CheckerWorker {
         for (Thread thread : workers) {
             thread.join();
         }
+        if (modeManager != null) {
+            close(modeManager);
+        }
         shared.forEach(CheckerWorker::close);
         stats.computeIfAbsent("unexpected failures", k -> new AtomicLong()).addAndGet(unexpected.get());
         Map<String, Long> snapshot = new HashMap<>();
@@ -171,15 +207,37 @@ public final class CheckerWorker {
         return unexpected.get() == 0 && flushed ? 0 : 1;
     }
 
-    private void loop(String thread, Random random, LockManager shared) throws InterruptedException {
+    /**
+     * One thread's critical sections until the end: on the exclusive keys when {@code plans} is null, else on the
+     * given mixed and permit keys, in the mode each key's plan asks for.
+     */
+    private void loop(String thread, Random random, LockManager shared, List<KeyPlan> plans)
+            throws InterruptedException {
         LockManager manager = shared != null ? shared : newManager();
         DatabaseClock clock = new DatabaseClock(args.get("historyUrl") + "&ApplicationName=checker-clock-" + process
                 + "&connectTimeout=2&socketTimeout=5");
         while (System.currentTimeMillis() < endAtMillis) {
-            int keyIndex = pickKey(random, shared != null);
-            String key = keys.get(keyIndex);
-            Behaviour behaviour = choose(random, shared == null, keyIndex == 0 && hotTraffic());
-            LockOptions options = options(behaviour, random);
+            String key;
+            Behaviour behaviour;
+            LeaseMode leaseMode = LeaseMode.EXCLUSIVE;
+            int permits = 1;
+            if (plans == null) {
+                int keyIndex = pickKey(random, shared != null);
+                key = keys.get(keyIndex);
+                behaviour = choose(random, shared == null, keyIndex == 0 && hotTraffic());
+            } else {
+                KeyPlan plan = plans.get(random.nextInt(plans.size()));
+                key = plan.key();
+                // a third release at once, so that the key changes hands, and between kinds, as fast as it can
+                behaviour = random.nextInt(3) == 0 ? Behaviour.ZERO_HOLD : choose(random, shared == null, false);
+                if (plan.kind() == KeyPlan.Kind.PERMITS) {
+                    leaseMode = LeaseMode.PERMITS;
+                    permits = plan.permits();
+                } else if (random.nextDouble() < sharedShare) {
+                    leaseMode = LeaseMode.SHARED;
+                }
+            }
+            LockOptions options = options(behaviour, random, leaseMode, permits);
             count("acquire attempts");
             Optional<Lease> acquired;
             try {
@@ -194,7 +252,7 @@ public final class CheckerWorker {
                 continue;
             }
             Lease lease = acquired.get();
-            ClientGrant grant = sink.claim(lease, thread, behaviour);
+            ClientGrant grant = sink.claim(lease, thread, behaviour, leaseMode);
             switch (behaviour) {
                 case QUICK, MIN_HOLD -> {
                     write(lease, grant, thread);
@@ -274,8 +332,10 @@ public final class CheckerWorker {
         return Behaviour.QUICK;
     }
 
-    private LockOptions options(Behaviour behaviour, Random random) {
+    private LockOptions options(Behaviour behaviour, Random random, LeaseMode leaseMode, int permits) {
         LockOptions.Builder options = LockOptions.builder()
+                .shared(leaseMode == LeaseMode.SHARED)
+                .permits(permits)
                 .leaseTime(leaseTime)
                 .waitTime(Duration.ofMillis(random.nextInt((int) (2 * leaseTime.toMillis()))))
                 .name("checker");
@@ -408,6 +468,7 @@ public final class CheckerWorker {
         final long token;
         final String thread;
         final Behaviour behaviour;
+        final LeaseMode mode;
         volatile Instant confirmedExpiresAt;
         final AtomicInteger renewals = new AtomicInteger();
         volatile String lostReason;
@@ -418,11 +479,12 @@ public final class CheckerWorker {
         final AtomicInteger writesRejected = new AtomicInteger();
         final AtomicInteger writesFailed = new AtomicInteger();
 
-        ClientGrant(Lease lease, String thread, Behaviour behaviour, Instant expiresAt) {
+        ClientGrant(Lease lease, String thread, Behaviour behaviour, LeaseMode mode, Instant expiresAt) {
             this.key = lease.key();
             this.token = lease.fencingToken();
             this.thread = thread;
             this.behaviour = behaviour;
+            this.mode = mode;
             this.confirmedExpiresAt = expiresAt;
         }
     }
@@ -438,9 +500,9 @@ public final class CheckerWorker {
             return lease.key() + '#' + lease.fencingToken();
         }
 
-        ClientGrant claim(Lease lease, String thread, Behaviour behaviour) {
+        ClientGrant claim(Lease lease, String thread, Behaviour behaviour, LeaseMode mode) {
             Instant expires = confirmed.getOrDefault(id(lease), lease.expiresAt());
-            ClientGrant grant = new ClientGrant(lease, thread, behaviour, expires);
+            ClientGrant grant = new ClientGrant(lease, thread, behaviour, mode, expires);
             grants.put(id(lease), grant);
             return grant;
         }
@@ -537,8 +599,8 @@ public final class CheckerWorker {
         private static final String INSERT_SQL = """
                 INSERT INTO checker_client_grant (process, thread, lock_key, fencing_token, confirmed_expires_at,
                     renewals, behaviour, release_outcome, lost_reason, writes_accepted, writes_rejected, writes_failed,
-                    release_asked_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    release_asked_at, lease_mode)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (process, thread, lock_key, fencing_token) DO NOTHING
                 """;
 
@@ -613,6 +675,7 @@ public final class CheckerWorker {
                         insert.setInt(11, g.writesRejected.get());
                         insert.setInt(12, g.writesFailed.get());
                         insert.setTimestamp(13, g.releaseAskedAt == null ? null : Timestamp.from(g.releaseAskedAt));
+                        insert.setString(14, g.mode.name().toLowerCase());
                         insert.addBatch();
                     }
                     insert.executeBatch();

@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.TreeMap;
 
 /**
@@ -63,6 +64,8 @@ final class HistoryAnalyzer {
     private static final class StoreGrant {
         final String key;
         final long token;
+        final String mode;
+        final int permits;
         final Instant start;
         final Instant acquiredAt;
         Instant maxExpires;
@@ -71,9 +74,12 @@ final class HistoryAnalyzer {
         ClientRow client;
         int claims;
 
-        StoreGrant(String key, long token, Instant start, Instant acquiredAt, Instant expires) {
+        StoreGrant(
+                String key, long token, String mode, int permits, Instant start, Instant acquiredAt, Instant expires) {
             this.key = key;
             this.token = token;
+            this.mode = mode;
+            this.permits = permits;
             this.start = start;
             this.acquiredAt = acquiredAt;
             this.maxExpires = expires;
@@ -124,6 +130,7 @@ final class HistoryAnalyzer {
             long token,
             Instant confirmedExpiresAt,
             String behaviour,
+            String mode,
             String releaseOutcome,
             Instant releaseAskedAt,
             String lostReason,
@@ -166,8 +173,8 @@ final class HistoryAnalyzer {
         Map<Long, StoreGrant> grants = new HashMap<>();
         try (Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery(
-                        "SELECT op, lock_key, fencing_token, prev_token, acquired_at, expires_at, at"
-                                + " FROM checker_store_event ORDER BY id")) {
+                        "SELECT op, lock_key, fencing_token, prev_token, acquired_at, expires_at, at, lease_mode,"
+                                + " permits FROM checker_store_event ORDER BY id")) {
             while (rows.next()) {
                 String op = rows.getString(1);
                 String key = rows.getString(2);
@@ -196,7 +203,10 @@ final class HistoryAnalyzer {
                                     "token " + token + " was granted twice (also on " + grant.key + " at " + grant.start
                                             + ")");
                         } else {
-                            grants.put(token, new StoreGrant(key, token, at, acquiredAt, expires));
+                            grants.put(
+                                    token,
+                                    new StoreGrant(
+                                            key, token, rows.getString(8), rows.getInt(9), at, acquiredAt, expires));
                         }
                     }
                     case "renew" -> {
@@ -225,7 +235,7 @@ final class HistoryAnalyzer {
         List<ClientRow> clients = new ArrayList<>();
         try (Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery(
-                        "SELECT process, thread, lock_key, fencing_token, confirmed_expires_at, behaviour,"
+                        "SELECT process, thread, lock_key, fencing_token, confirmed_expires_at, behaviour, lease_mode,"
                                 + " release_outcome, release_asked_at, lost_reason, writes_accepted, writes_rejected,"
                                 + " writes_failed"
                                 + " FROM checker_client_grant ORDER BY id")) {
@@ -238,16 +248,18 @@ final class HistoryAnalyzer {
                         instant(rows, 5),
                         rows.getString(6),
                         rows.getString(7),
-                        instant(rows, 8),
-                        rows.getString(9),
-                        rows.getInt(10),
+                        rows.getString(8),
+                        instant(rows, 9),
+                        rows.getString(10),
                         rows.getInt(11),
-                        rows.getInt(12)));
+                        rows.getInt(12),
+                        rows.getInt(13)));
             }
         }
         count("clients: critical sections", clients.size());
         for (ClientRow client : clients) {
             count("clients: critical sections " + client.behaviour, 1);
+            count("clients: critical sections " + client.mode, 1);
             count("clients: releases " + client.releaseOutcome, 1);
             if (client.lostReason != null) {
                 count("clients: leases reported lost", 1);
@@ -272,6 +284,13 @@ final class HistoryAnalyzer {
                 continue;
             }
             grant.client = client;
+            if (!grant.mode.equals(client.mode)) {
+                violation(
+                        "wrong mode",
+                        client.key,
+                        client.thread + " asked for a " + client.mode + " lease and was told it holds token "
+                                + client.token + ", which the store granted as " + grant.mode);
+            }
             if (client.confirmedExpiresAt != null && client.confirmedExpiresAt.isAfter(grant.maxExpires)) {
                 violation(
                         "phantom expiry",
@@ -286,26 +305,45 @@ final class HistoryAnalyzer {
         grants.values()
                 .forEach(g ->
                         byKey.computeIfAbsent(g.key, k -> new ArrayList<>()).add(g));
+        Map<String, String> kinds = new HashMap<>();
+        Map<String, Integer> planned = new HashMap<>();
+        readPlan(connection, kinds, planned);
         Duration acquiredEarly = Duration.ZERO;
         for (Map.Entry<String, List<StoreGrant>> entry : byKey.entrySet()) {
             String key = entry.getKey();
             List<StoreGrant> ordered = entry.getValue();
+            String kind = kinds.getOrDefault(key, "unplanned");
+            ordered.forEach(g -> count("store: grants on " + kind + " keys, " + g.mode, 1));
             ordered.sort(Comparator.comparing((StoreGrant g) -> g.start).thenComparingLong(g -> g.token));
+            // the leases live at the start of the grant at hand, by end
+            PriorityQueue<StoreGrant> live = new PriorityQueue<>(Comparator.comparing(StoreGrant::end));
             StoreGrant latest = null;
+            StoreGrant latestExclusive = null;
             StoreGrant previous = null;
             for (StoreGrant grant : ordered) {
-                if (latest != null && grant.start.isBefore(latest.end())) {
-                    violation(
-                            "overlap",
-                            key,
-                            "token " + grant.token + " granted at " + grant.start + " while token "
-                                    + latest.token + " ran until " + latest.end() + " ("
-                                    + Duration.between(grant.start, latest.end())
-                                            .toMillis() + " ms of overlap)");
+                while (!live.isEmpty() && !grant.start.isBefore(live.peek().end())) {
+                    live.poll();
                 }
-                if (latest != null && grant.acquiredAt.isBefore(latest.end())) {
+                checkAgainstLive(key, grant, live, planned);
+                live.add(grant);
+                if (!"exclusive".equals(grant.mode)) {
+                    long same =
+                            live.stream().filter(g -> g.mode.equals(grant.mode)).count();
+                    stats.merge("store: most " + grant.mode + " leases of a key live at once", same, Math::max);
+                    if (same > 1) {
+                        count("store: " + grant.mode + " grants made while another lease of the key was live", 1);
+                    }
+                }
+                // the latest end of the earlier grants this one may not overlap (permits may overlap anything
+                // but more permits than allowed, so they have none)
+                StoreGrant conflicting = switch (grant.mode) {
+                    case "exclusive" -> latest;
+                    case "shared" -> latestExclusive;
+                    default -> null;
+                };
+                if (conflicting != null && grant.acquiredAt.isBefore(conflicting.end())) {
                     count("store: acquired_at earlier than the previous grant's end", 1);
-                    Duration early = Duration.between(grant.acquiredAt, latest.end());
+                    Duration early = Duration.between(grant.acquiredAt, conflicting.end());
                     acquiredEarly = early.compareTo(acquiredEarly) > 0 ? early : acquiredEarly;
                 }
                 if (previous != null && grant.token <= previous.token) {
@@ -317,6 +355,10 @@ final class HistoryAnalyzer {
                 }
                 if (latest == null || grant.end().isAfter(latest.end())) {
                     latest = grant;
+                }
+                if ("exclusive".equals(grant.mode)
+                        && (latestExclusive == null || grant.end().isAfter(latestExclusive.end()))) {
+                    latestExclusive = grant;
                 }
                 previous = grant;
                 if (grant.deletedAt != null
@@ -377,6 +419,59 @@ final class HistoryAnalyzer {
                         "SELECT name, sum(value) FROM checker_client_stat GROUP BY name ORDER BY name")) {
             while (rows.next()) {
                 count("clients: " + rows.getString(1), rows.getLong(2));
+            }
+        }
+    }
+
+    /**
+     * Checks a grant against the leases of its key still live when it started: an exclusive lease may meet no other
+     * lease, shared leases only shared ones, permits only permits, and at most as many as the key's plan allows
+     * (the store's own count when the key has no plan).
+     */
+    private void checkAgainstLive(
+            String key, StoreGrant grant, PriorityQueue<StoreGrant> live, Map<String, Integer> planned) {
+        if (live.isEmpty()) {
+            return;
+        }
+        StoreGrant other = live.stream()
+                .filter(g -> "exclusive".equals(g.mode) || !g.mode.equals(grant.mode))
+                .findFirst()
+                .orElse("exclusive".equals(grant.mode) ? live.peek() : null);
+        if (other != null) {
+            violation(
+                    "overlap",
+                    key,
+                    grant.mode + " token " + grant.token + " granted at " + grant.start + " while " + other.mode
+                            + " token " + other.token + " ran until " + other.end() + " ("
+                            + Duration.between(grant.start, other.end()).toMillis() + " ms of overlap)");
+            return;
+        }
+        if ("permits".equals(grant.mode)) {
+            int limit = planned.getOrDefault(key, grant.permits);
+            if (live.size() + 1 > limit) {
+                violation(
+                        "permits exceeded",
+                        key,
+                        "token " + grant.token + " granted at " + grant.start + " as permit " + (live.size() + 1)
+                                + " of " + limit + " while tokens "
+                                + live.stream()
+                                        .map(g -> g.token + " (until " + g.end() + ")")
+                                        .sorted()
+                                        .toList() + " were live");
+            }
+        }
+    }
+
+    /** Reads the key plan: each key's kind, and the permits each permit key allows. */
+    private static void readPlan(Connection connection, Map<String, String> kinds, Map<String, Integer> permits)
+            throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT lock_key, kind, permits FROM checker_key")) {
+            while (rows.next()) {
+                kinds.put(rows.getString(1), rows.getString(2));
+                if ("permits".equals(rows.getString(2))) {
+                    permits.put(rows.getString(1), rows.getInt(3));
+                }
             }
         }
     }

@@ -25,7 +25,22 @@ public enum WorkerMode {
      * another client that drew earlier can be granted after it, with a lower token. Its runs pause every insert
      * briefly after the draw, so that the race shows within a short run.
      */
-    UNORDERED_HAND_OVER;
+    UNORDERED_HAND_OVER,
+
+    /** A store asked for n permits that lets n + 1 in: it counts one permit too few. */
+    PERMITS_PLUS_ONE,
+
+    /**
+     * A store whose release of a shared lease ends the key's row at once, forgetting the other readers still live: an
+     * exclusive request then takes the key from under them.
+     */
+    RELEASE_FORGETS_READERS,
+
+    /**
+     * A store that lets a shared request join live shared leases by drawing its fencing token before it waits for the
+     * key's row and without the draw lock: another grant that drew later can write the row first, with a higher token.
+     */
+    UNORDERED_SHARED_GRANT;
 
     /** Whether the checker must find violations in a run of this mode. */
     boolean broken() {

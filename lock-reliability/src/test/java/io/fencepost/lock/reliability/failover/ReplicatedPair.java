@@ -85,7 +85,7 @@ final class ReplicatedPair implements AutoCloseable {
                 .build()
                 .close();
         try (Connection connection = DriverManager.getConnection(primary.jdbcUrl("postgres"))) {
-            CheckerSchema.install(connection, 0);
+            CheckerSchema.install(connection);
         }
     }
 
