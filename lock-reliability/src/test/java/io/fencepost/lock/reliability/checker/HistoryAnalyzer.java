@@ -25,8 +25,14 @@ import java.util.TreeMap;
  *       (by the grant or a renewal, in the store or to the client), or the expiry a release with a minimum hold
  *       set, unless its own holder released it earlier: then at the moment the release deleted the row. A grant's
  *       interval is {@code [start, end)}.
- *   <li><b>overlap</b>: a grant of a key starts before an earlier grant of the key ended.
- *   <li><b>token order</b>: in start order, the fencing tokens of a key do not strictly increase.
+ *   <li>A lease of a shared or permits row is one entry of the row's holders; the trigger records each entry's
+ *       grant, renewals and end as it does a row's, so every lease has its own interval whatever its mode.
+ *   <li><b>overlap</b>: a grant of a key starts while a lease of the key it may not meet is live: an exclusive
+ *       grant meets no other lease, shared leases meet only shared ones, permits only permits.
+ *   <li><b>permits exceeded</b>: a permit is granted while the n permits of the key's plan are live.
+ *   <li><b>token order</b>: in start order, the fencing tokens of a key do not strictly increase, overlapping
+ *       grants included (every grant of a key holds the key's draw lock from its draw to its commit).
+ *   <li><b>wrong mode</b>: a client was told a grant of another mode than the one it asked for.
  *   <li><b>foreign delete</b>: a live lease's row was deleted, or handed over to another grant, before its expiry
  *       and before its holder asked to release it (by the database clock, read just before the release; when that reading failed: although the
  *       holder's release found nothing to remove): someone else removed it.

@@ -7,8 +7,8 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /**
- * The checker's run in {@code mvn verify}: 45 seconds, three worker JVMs of four threads on three keys, under
- * every fault the orchestrator knows. Longer runs use the same test with system properties, for example
+ * The checker's run in {@code mvn verify} ({@link CheckerConfig#ci()}): a minute of locking by three worker JVMs on
+ * exclusive keys, a key of shared and exclusive leases and a key of permits, under every fault the orchestrator knows. Longer runs use the same test with system properties, for example
  * {@code -Dfencepost.checker.duration=PT10M} (see docs/reliability.md).
  */
 class RandomizedCheckerTest {
