@@ -36,7 +36,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One worker JVM of the checker: {@code threads} threads lock random keys, sometimes pause (some past their lease
- * with renewal stopped, as a GC pause would), write the key's resource through the fencing guard, and release.
+ * with renewal stopped, as a GC pause would), write the key's resource through the fencing guard, and release;
+ * {@code modeThreads} more do the same on the mixed keys (shared or exclusive leases) and the permit keys.
  * Everything each holder was told and did goes to the history tables.
  *
  * <p>Arguments are {@code name=value} pairs; see {@link Checker} for the ones it passes.
