@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds lock-benchmarks (and what it depends on) and runs every benchmark against the local PostgreSQL
 # (127.0.0.1:5432, user postgres) and Redis (127.0.0.1:6379). The full run rewrites docs/benchmarks.md and
-# docs/benchmarks.svg; `--quick` is a smoke run; `--help` lists the options; `--no-build` skips the build.
+# docs/benchmarks.svg; `--scenarios=a,b` runs only those and merges their sections into the report; `--quick` is a
+# smoke run; `--help` lists the options; `--no-build` skips the build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=1

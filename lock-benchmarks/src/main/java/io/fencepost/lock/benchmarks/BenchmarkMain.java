@@ -3,10 +3,14 @@ package io.fencepost.lock.benchmarks;
 import io.fencepost.lock.benchmarks.Settings.Scenario;
 import io.fencepost.lock.benchmarks.clients.Library;
 import io.fencepost.lock.benchmarks.report.Report;
+import io.fencepost.lock.benchmarks.report.ReportMerge;
 import io.fencepost.lock.benchmarks.scenarios.AnnotationScenario;
 import io.fencepost.lock.benchmarks.scenarios.ContendedScenario;
 import io.fencepost.lock.benchmarks.scenarios.CountingScenario;
+import io.fencepost.lock.benchmarks.scenarios.ExtendScenario;
+import io.fencepost.lock.benchmarks.scenarios.FailoverScenario;
 import io.fencepost.lock.benchmarks.scenarios.LosingScenario;
+import io.fencepost.lock.benchmarks.scenarios.ModeScenario;
 import io.fencepost.lock.benchmarks.scenarios.RenewalScenario;
 import io.fencepost.lock.benchmarks.scenarios.UncontendedScenario;
 import io.fencepost.lock.benchmarks.wire.RedisInfo;
@@ -71,15 +75,44 @@ public final class BenchmarkMain {
             if (settings.runs(Scenario.ANNOTATION)) {
                 results.annotation = new AnnotationScenario(harness).run();
             }
+            if (settings.runs(Scenario.SHARED)) {
+                ModeScenario modes = new ModeScenario(harness);
+                results.sharedAlone = modes.sharedAlone();
+                results.sharedReaders = modes.sharedReaders();
+            }
+            if (settings.runs(Scenario.PERMITS)) {
+                ModeScenario modes = new ModeScenario(harness);
+                results.permitsAlone = modes.permitsAlone();
+                results.permitsThreads = modes.permitsThreads();
+            }
+            if (settings.runs(Scenario.EXTEND)) {
+                results.extend = new ExtendScenario(harness).run();
+            }
+            if (settings.runs(Scenario.FAILOVER)) {
+                results.failover = new FailoverScenario(harness).run();
+            }
             results.environment.put("load average at end", loadAverage());
             results.duration = Duration.ofNanos(System.nanoTime() - started).truncatedTo(ChronoUnit.SECONDS);
             harness.log("measurements done in " + results.duration.toSeconds() + " s; writing the report");
         }
         Report report = new Report(settings, results);
         Files.createDirectories(settings.output().getParent());
-        Files.writeString(settings.chart(), report.chart());
-        Files.writeString(settings.output(), report.markdown());
-        System.err.println("wrote " + settings.output() + " and " + settings.chart());
+        if (settings.partial() && Files.isRegularFile(settings.output())) {
+            String merged = ReportMerge.merge(Files.readString(settings.output()), report.markdown(), report.stamp());
+            Files.writeString(settings.output(), merged);
+            if (settings.runs(Scenario.UNCONTENDED) && settings.runs(Scenario.CONTENDED)) {
+                Files.writeString(settings.chart(), report.chart());
+                System.err.println(
+                        "merged this run's sections into " + settings.output() + "; wrote " + settings.chart());
+            } else {
+                System.err.println("merged this run's sections into " + settings.output() + "; the chart (uncontended"
+                        + " and contended figures) is left as it was");
+            }
+        } else {
+            Files.writeString(settings.chart(), report.chart());
+            Files.writeString(settings.output(), report.markdown());
+            System.err.println("wrote " + settings.output() + " and " + settings.chart());
+        }
         // Redisson's and Hikari's threads are daemons, but do not wait for any that is not.
         System.exit(0);
     }

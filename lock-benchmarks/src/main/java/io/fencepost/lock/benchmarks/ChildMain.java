@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.fencepost.lock.benchmarks.clients.ClientContext;
 import io.fencepost.lock.benchmarks.clients.Library;
 import io.fencepost.lock.benchmarks.clients.LockClient;
+import io.fencepost.lock.benchmarks.scenarios.Candidate;
 import io.fencepost.lock.benchmarks.scenarios.ContendedWorker;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -12,12 +13,15 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 
 /**
- * The second JVM of the contended scenario: another application instance with its own pool and its own client per
- * library, driven by the first JVM over standard input. Replies start with {@code @@}; anything else a library
+ * The second JVM of the contended and failover scenarios: another application instance with its own pool and its own
+ * client per library (or leader candidate), driven by the first JVM over standard input. Replies start with {@code @@}; anything else a library
  * prints goes to standard error.
  */
 public final class ChildMain {
@@ -32,6 +36,7 @@ public final class ChildMain {
         HikariDataSource pool = Pools.open(args[0], args[1], Harness.POOL_NAME + "-child", Pools.MAX_SIZE);
         ClientContext context = new ClientContext(pool, args[2], Integer.parseInt(args[3]), ClientContext.LEASE_TIME);
         Map<Library, LockClient> clients = new EnumMap<>(Library.class);
+        List<Candidate> candidates = new ArrayList<>();
         BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         replies.println("@@READY");
         try {
@@ -59,6 +64,19 @@ public final class ChildMain {
                         }
                         replies.println("@@DONE " + outcome.events().size());
                     }
+                    case "LEAD" -> {
+                        // LEAD <library> <group> <lease millis>: a candidate that stays leader until this JVM dies.
+                        Duration leaseTime = Duration.ofMillis(Long.parseLong(words[3]));
+                        Candidate candidate = Library.byId(words[1]) == Library.FENCEPOST
+                                ? Candidate.fencepost(context, words[2], leaseTime)
+                                : Candidate.springIntegration(context, words[2], leaseTime);
+                        candidates.add(candidate);
+                        candidate.start();
+                        replies.println(
+                                candidate.awaitGrant(Duration.ofSeconds(30)) == null
+                                        ? "@@ERROR not leader within 30 s"
+                                        : "@@LEADER");
+                    }
                     case "QUIT" -> {
                         return;
                     }
@@ -69,6 +87,7 @@ public final class ChildMain {
             e.printStackTrace();
             replies.println("@@ERROR " + e);
         } finally {
+            candidates.forEach(Candidate::close);
             clients.values().forEach(LockClient::close);
             pool.close();
         }

@@ -4,6 +4,7 @@ import io.fencepost.lock.benchmarks.scenarios.AnnotationResult;
 import io.fencepost.lock.benchmarks.scenarios.ContendedResult;
 import io.fencepost.lock.benchmarks.scenarios.CountingResult;
 import io.fencepost.lock.benchmarks.scenarios.CycleResult;
+import io.fencepost.lock.benchmarks.scenarios.FailoverResult;
 import io.fencepost.lock.benchmarks.scenarios.RenewalResult;
 import java.time.Duration;
 import java.time.ZonedDateTime;
@@ -37,4 +38,16 @@ public final class Results {
     public List<AnnotationResult> annotation = List.of();
 
     public List<CountingResult> counting = List.of();
+
+    public Series<CycleResult> sharedAlone;
+
+    public Series<CycleResult> sharedReaders;
+
+    public Series<CycleResult> permitsAlone;
+
+    public Series<CycleResult> permitsThreads;
+
+    public Series<CycleResult> extend;
+
+    public List<FailoverResult> failover = List.of();
 }

@@ -13,7 +13,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * What one run measures and for how long. The defaults are the full run (about ten minutes on two cores);
+ * What one run measures and for how long. The defaults are the full run (about fifteen minutes on two cores);
  * {@code --quick} is a smoke run of every code path in about two minutes whose figures mean little.
  */
 public record Settings(
@@ -28,6 +28,9 @@ public record Settings(
         Duration renewalLeaseTime,
         Duration annotationWindow,
         int countedCycles,
+        Duration failoverLeaseTime,
+        int handOvers,
+        int kills,
         String pgHost,
         int pgPort,
         String pgUser,
@@ -37,6 +40,7 @@ public record Settings(
         Set<Scenario> scenarios,
         Set<Library> libraries,
         Path output,
+        String note,
         String command) {
 
     /** The scenarios, in the order they run and appear in the report. */
@@ -46,7 +50,11 @@ public record Settings(
         CONTENDED,
         RENEWAL,
         ANNOTATION,
-        COUNTING;
+        COUNTING,
+        SHARED,
+        PERMITS,
+        EXTEND,
+        FAILOVER;
 
         static Scenario parse(String name) {
             return valueOf(name.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
@@ -66,12 +74,22 @@ public record Settings(
               --critical-section-us=N busy work inside each contended critical section (default 0)
               --leases=N              held leases in the renewal scenario (default 10000)
               --renewal-lease-seconds=S  lease time there; renewal is due every third of it (default 6)
-              --scenarios=a,b         any of uncontended, losing, contended, renewal, annotation, counting
-              --libraries=a,b         any of select-1, raw, raw-async, fencepost, shedlock,
-                                      spring-integration, redisson, advisory
+              --failover-lease-seconds=S  leader lease (Spring Integration: time to live) in the failover
+                                      scenario (default 2)
+              --hand-overs=N          measured yields and closes per library there (default 10); --kills=N
+                                      leader processes killed per library (default 5)
+              --scenarios=a,b         any of uncontended, losing, contended, renewal, annotation, counting,
+                                      shared, permits, extend, failover. A run of only some scenarios merges
+                                      their sections into the existing report and leaves the others as they
+                                      are (and the chart, unless uncontended and contended both ran)
+              --libraries=a,b         any of select-1, raw, raw-async, fencepost, fencepost-fair,
+                                      fencepost-store, shedlock, spring-integration, redisson, advisory,
+                                      fencepost-shared, fencepost-permits, redisson-read,
+                                      redisson-expirable-semaphore, redisson-semaphore
               --pg=HOST:PORT  --pg-user=NAME  --database=NAME   (default 127.0.0.1:5432, postgres, fencepost_bench)
               --redis=HOST:PORT       (default 127.0.0.1:6379)
               --output=FILE           the Markdown report; the chart is written beside it (.svg)
+              --note=TEXT             a remark on the conditions of this run, printed in the report
             """;
 
     public static Settings parse(String[] args) {
@@ -86,6 +104,9 @@ public record Settings(
         double renewalLease = quick ? 3 : 6;
         double annotation = quick ? 0.2 : 1.0;
         int counted = quick ? 100 : 500;
+        double failoverLease = 2;
+        int handOvers = quick ? 3 : 10;
+        int kills = quick ? 2 : 5;
         String pg = "127.0.0.1:5432";
         String pgUser = "postgres";
         String database = "fencepost_bench";
@@ -93,6 +114,7 @@ public record Settings(
         Set<Scenario> scenarios = EnumSet.allOf(Scenario.class);
         Set<Library> libraries = EnumSet.allOf(Library.class);
         Path output = null;
+        String note = "";
         for (String arg : args) {
             if (arg.equals("--quick")) {
                 continue;
@@ -120,6 +142,9 @@ public record Settings(
                 case "renewal-lease-seconds" -> renewalLease = positiveDouble(name, value);
                 case "annotation-seconds" -> annotation = positiveDouble(name, value);
                 case "counted-cycles" -> counted = positiveInt(name, value);
+                case "failover-lease-seconds" -> failoverLease = positiveDouble(name, value);
+                case "hand-overs" -> handOvers = positiveInt(name, value);
+                case "kills" -> kills = positiveInt(name, value);
                 case "pg" -> pg = value;
                 case "pg-user" -> pgUser = value;
                 case "database" -> database = identifier(value);
@@ -133,6 +158,7 @@ public record Settings(
                             .map(Library::byId)
                             .collect(Collectors.toCollection(() -> EnumSet.noneOf(Library.class)));
                 case "output" -> output = Path.of(value);
+                case "note" -> note = value.trim();
                 default -> throw new IllegalArgumentException("unknown option '--" + name + "'");
             }
         }
@@ -158,6 +184,9 @@ public record Settings(
                 seconds(renewalLease),
                 seconds(annotation),
                 counted,
+                seconds(failoverLease),
+                handOvers,
+                kills,
                 host(pg),
                 port(pg, 5432),
                 pgUser,
@@ -167,6 +196,7 @@ public record Settings(
                 scenarios,
                 libraries,
                 output.toAbsolutePath().normalize(),
+                note,
                 String.join(" ", args));
     }
 
@@ -191,6 +221,11 @@ public record Settings(
 
     public boolean runs(Scenario scenario) {
         return scenarios.contains(scenario);
+    }
+
+    /** Whether this run measures only some of the scenarios (and so merges its sections into the report). */
+    public boolean partial() {
+        return !scenarios.containsAll(EnumSet.allOf(Scenario.class));
     }
 
     public boolean uses(Library library) {

@@ -65,7 +65,43 @@ public enum Library {
             "`pg_advisory_lock` (nothing persisted)",
             () -> "PostgreSQL session advisory lock",
             AdvisoryLockClient::new,
+            true),
+    FENCEPOST_SHARED(
+            "fencepost-shared",
+            "Fencepost, shared lease",
+            () -> "Fencepost " + Versions.of(PostgresLockManager.class) + " with LockOptions shared(true)",
+            FencepostClient::shared,
+            true),
+    FENCEPOST_PERMITS(
+            "fencepost-permits",
+            "Fencepost, permits(" + Library.PERMITS + ")",
+            () -> "Fencepost " + Versions.of(PostgresLockManager.class) + " with LockOptions permits(" + Library.PERMITS
+                    + ")",
+            c -> FencepostClient.permits(c, Library.PERMITS),
+            true),
+    REDISSON_READ(
+            "redisson-read",
+            "Redisson RReadWriteLock read lock",
+            () -> "Redisson " + Versions.of(Redisson.class) + ", getReadWriteLock(key).readLock(), watchdog on",
+            RedissonReadLockClient::new,
+            true),
+    REDISSON_PERMITS(
+            "redisson-expirable-semaphore",
+            "Redisson RPermitExpirableSemaphore(" + Library.PERMITS + ")",
+            () -> "Redisson " + Versions.of(Redisson.class) + ", getPermitExpirableSemaphore(key), trySetPermits("
+                    + Library.PERMITS + "), tryAcquire(wait, 30 s lease)/release(id)",
+            c -> RedissonSemaphoreClient.expirable(c, Library.PERMITS),
+            true),
+    REDISSON_SEMAPHORE(
+            "redisson-semaphore",
+            "Redisson RSemaphore(" + Library.PERMITS + "), no lease",
+            () -> "Redisson " + Versions.of(Redisson.class) + ", getSemaphore(key), trySetPermits(" + Library.PERMITS
+                    + "), tryAcquire(wait)/release()",
+            c -> RedissonSemaphoreClient.plain(c, Library.PERMITS),
             true);
+
+    /** Permits per key wherever a row takes permits (Fencepost's permits, Redisson's semaphores). */
+    public static final int PERMITS = 4;
 
     private final String id;
 
@@ -122,9 +158,20 @@ public enum Library {
         return this == FENCEPOST_STORE;
     }
 
-    /** A variant measured only where it changes something (fair mode: the contended scenario). */
+    /**
+     * A variant measured only where it changes something: fair mode in the contended scenario, shared leases and
+     * permits in their own scenarios (and their cycles in the counting one).
+     */
     public boolean isVariant() {
-        return this == FENCEPOST_FAIR;
+        return this == FENCEPOST_FAIR || !isExclusive();
+    }
+
+    /** Whether one holder excludes every other (false for shared leases and permits). */
+    public boolean isExclusive() {
+        return switch (this) {
+            case FENCEPOST_SHARED, FENCEPOST_PERMITS, REDISSON_READ, REDISSON_PERMITS, REDISSON_SEMAPHORE -> false;
+            default -> true;
+        };
     }
 
     /** Whether the code under test has what this row needs. */
@@ -134,7 +181,7 @@ public enum Library {
 
     /** Whether the library talks to Redis rather than PostgreSQL. */
     public boolean onRedis() {
-        return this == REDISSON;
+        return this == REDISSON || this == REDISSON_READ || this == REDISSON_PERMITS || this == REDISSON_SEMAPHORE;
     }
 
     public LockClient open(ClientContext context) {

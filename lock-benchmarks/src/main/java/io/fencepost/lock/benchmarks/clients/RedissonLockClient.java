@@ -27,7 +27,7 @@ public final class RedissonLockClient extends ConcurrentLockClient {
         this.redisson = redisson;
     }
 
-    private static Config config(ClientContext context, Duration watchdogTimeout) {
+    static Config config(ClientContext context, Duration watchdogTimeout) {
         Config config = new Config();
         config.useSingleServer().setAddress("redis://" + context.redisHost() + ":" + context.redisPort());
         if (watchdogTimeout != null) {

@@ -13,7 +13,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * through its {@code LockProvider} API. ShedLock never waits for a lock (it skips), so for the contended scenario
  * the harness retries every 5 ms.
  */
-public final class ShedLockClient extends PollingLockClient {
+public final class ShedLockClient extends PollingLockClient implements ExtendableClient {
 
     /** ShedLock's documented table, in PostgreSQL types. */
     public static final String SCHEMA_SQL = """
@@ -43,5 +43,27 @@ public final class ShedLockClient extends PollingLockClient {
         Optional<SimpleLock> lock =
                 provider.lock(new LockConfiguration(ClockProvider.now(), key, lockAtMostFor, Duration.ZERO));
         return lock.<Held>map(l -> l::unlock).orElse(null);
+    }
+
+    /** {@code SimpleLock.extend(lockAtMostFor, lockAtLeastFor)}: the lock it returns replaces the one extended. */
+    @Override
+    public Extendable hold(String key) {
+        SimpleLock first = provider.lock(new LockConfiguration(ClockProvider.now(), key, lockAtMostFor, Duration.ZERO))
+                .orElseThrow(() -> new IllegalStateException("ShedLock did not get the free key '" + key + "'"));
+        return new Extendable() {
+            private SimpleLock lock = first;
+
+            @Override
+            public boolean extend(Duration leaseTime) {
+                Optional<SimpleLock> extended = lock.extend(leaseTime, Duration.ZERO);
+                extended.ifPresent(l -> lock = l);
+                return extended.isPresent();
+            }
+
+            @Override
+            public void release() {
+                lock.unlock();
+            }
+        };
     }
 }

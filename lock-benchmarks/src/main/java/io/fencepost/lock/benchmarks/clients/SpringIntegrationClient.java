@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -17,22 +18,51 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  * Spring Integration's {@code JdbcLockRegistry} over a {@code DefaultLockRepository} with its defaults (time to live
  * 10 s, 100 ms between tries), initialised through the same lifecycle callbacks its container would call.
  */
-public final class SpringIntegrationClient extends ConcurrentLockClient {
+public final class SpringIntegrationClient extends ConcurrentLockClient implements ExtendableClient {
 
     private static final String SCHEMA_RESOURCE = "org/springframework/integration/jdbc/schema-postgresql.sql";
 
     private final DefaultLockRepository repository;
+
+    private final JdbcLockRegistry registry;
 
     public SpringIntegrationClient(ClientContext context) {
         this(startedRepository(context));
     }
 
     private SpringIntegrationClient(DefaultLockRepository repository) {
-        super(new JdbcLockRegistry(repository)::obtain);
-        this.repository = repository;
+        this(repository, new JdbcLockRegistry(repository));
     }
 
-    private static DefaultLockRepository startedRepository(ClientContext context) {
+    private SpringIntegrationClient(DefaultLockRepository repository, JdbcLockRegistry registry) {
+        super(registry::obtain);
+        this.repository = repository;
+        this.registry = registry;
+    }
+
+    /** {@code JdbcLockRegistry.renewLock(key, ttl)}, which the thread holding the lock calls. */
+    @Override
+    public Extendable hold(String key) {
+        java.util.concurrent.locks.Lock lock = registry.obtain(key);
+        if (!lock.tryLock()) {
+            throw new IllegalStateException("Spring Integration did not get the free key '" + key + "'");
+        }
+        return new Extendable() {
+            @Override
+            public boolean extend(Duration leaseTime) {
+                registry.renewLock(key, leaseTime);
+                return true; // it throws when the lock is not held by this thread or no longer ours in the table
+            }
+
+            @Override
+            public void release() {
+                lock.unlock();
+            }
+        };
+    }
+
+    /** A repository started as its container would start it: one per application instance (one client id). */
+    public static DefaultLockRepository startedRepository(ClientContext context) {
         DefaultLockRepository repository = new DefaultLockRepository(context.dataSource());
         // In an application the repository finds the context's transaction manager; here there is no context.
         repository.setTransactionManager(new DataSourceTransactionManager(context.dataSource()));

@@ -2,7 +2,10 @@ package io.fencepost.lock.benchmarks.report;
 
 import io.fencepost.lock.benchmarks.Results;
 import io.fencepost.lock.benchmarks.Settings;
+import io.fencepost.lock.benchmarks.clients.Library;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
 
 /** Renders one run's {@link Results} as {@code docs/benchmarks.md} and its chart {@code docs/benchmarks.svg}. */
 public final class Report {
@@ -35,12 +38,14 @@ public final class Report {
                 + " `pg_advisory_lock`, all measured in the same run on the same machine. Generated "
                 + r.startedAt + " by `" + RUN_COMMAND + (settings.command().isEmpty() ? "" : " " + settings.command())
                 + "` in " + r.duration.toSeconds() + " s"
-                + (settings.quick() ? " (**quick mode: smoke figures," + " not for comparison**)" : "") + ".");
+                + (settings.quick() ? " (**quick mode: smoke figures," + " not for comparison**)" : "") + "."
+                + (settings.note().isEmpty() ? "" : " " + settings.note()));
         md.line();
         howToRun(md);
         environment(md);
         method(md);
-        if (r.sameKey != null || !r.contended.isEmpty()) {
+        // A partial run is merged into a report whose chart stays: keep the link to it.
+        if (r.sameKey != null || !r.contended.isEmpty() || settings.partial()) {
             md.line("![Uncontended cycles per second; contended critical sections per second and wait p99]("
                     + settings.chart().getFileName() + ")");
             md.line();
@@ -49,10 +54,34 @@ public final class Report {
                 new Summary(settings, r, md),
                 new UncontendedSections(settings, r, md),
                 new ContendedSection(settings, r, md),
-                new RenewalAndAnnotationSections(r, md));
+                new RenewalAndAnnotationSections(r, md),
+                new ModeSections(r, md),
+                new ExtendAndFailoverSections(r, md));
         sections.forEach(Section::write);
         caveats(md);
         return md.toString();
+    }
+
+    /**
+     * The first line of a section that a partial run merges into the report: when and how it was measured, what ran,
+     * and the load on the machine, which the environment table (kept from the full run) does not tell.
+     */
+    public String stamp() {
+        String versions = r.versions.entrySet().stream()
+                .filter(e -> e.getKey().equals(Library.FENCEPOST.label())
+                        || e.getKey().equals(Library.REDISSON.label())
+                        || e.getKey().equals(Library.SPRING_INTEGRATION.label())
+                        || e.getKey().equals(Library.SHEDLOCK.label()))
+                .map(Map.Entry::getValue)
+                .collect(Collectors.joining(", "));
+        return "*Measured " + r.startedAt + " by `" + RUN_COMMAND + " " + settings.command() + "` in "
+                + r.duration.toSeconds() + " s"
+                + (settings.quick() ? " (**quick mode: smoke figures, not for comparison**)" : "") + ", and merged"
+                + " into this report" + (versions.isEmpty() ? "" : "; " + versions) + "; load average "
+                + r.environment.getOrDefault("load average at start", "?") + " at the start, "
+                + r.environment.getOrDefault("load average at end", "?") + " at the end, on "
+                + r.environment.getOrDefault("CPU", "?") + "."
+                + (settings.note().isEmpty() ? "" : " " + settings.note()) + "*";
     }
 
     private void howToRun(Markdown md) {
@@ -63,17 +92,24 @@ public final class Report {
                         + " the harness creates the database `fencepost_bench`, and drops it at the end.");
         md.line();
         md.line("```sh");
-        md.line(RUN_COMMAND + "            # build, then the full run (about 10 minutes); rewrites docs/benchmarks.md"
+        md.line(RUN_COMMAND + "            # build, then the full run (about 15 minutes); rewrites docs/benchmarks.md"
                 + " and docs/benchmarks.svg");
         md.line(RUN_COMMAND + " --quick    # smoke run (about 2 minutes), written to"
                 + " lock-benchmarks/target/benchmarks-quick.md");
         md.line(RUN_COMMAND + " --help     # rounds, windows, thread counts, scenarios, libraries, addresses");
+        md.line(RUN_COMMAND + " --scenarios=shared,permits   # only these; merges their sections into"
+                + " docs/benchmarks.md");
         md.line("```");
+        md.line();
+        md.line("A run of only some scenarios (`--scenarios=…`) replaces, in the existing report, the sections it"
+                + " measured (each then begins with a *Measured …* line: when, by which command, under what load)"
+                + " and adds those that were missing; the environment table, the summary and the targets, which need"
+                + " every scenario, and all other sections stay as they were. A full run rewrites the whole report.");
         md.line();
         md.line(
                 "The script runs `./mvnw -q -B -pl lock-benchmarks -am package -Dmaven.test.skip=true` and then `java -jar"
                         + " lock-benchmarks/target/lock-benchmarks.jar`. The module is compiled by every build but runs"
-                        + " nothing during it (it has no tests).");
+                        + " nothing during it (its only tests check how a partial run's report is merged).");
         md.line();
     }
 
@@ -88,7 +124,9 @@ public final class Report {
                 + Fmt.secs(settings.losingWindow())
                 + " (losing), " + settings.rounds() + " of " + Fmt.secs(settings.contendedWindow()) + " (contended), "
                 + 2 * settings.rounds() + " of " + Fmt.secs(settings.annotationWindow()) + " (annotation); "
-                + settings.leases() + " leases for renewal |");
+                + settings.leases() + " leases for renewal; shared leases, permits and extend as uncontended (one"
+                + " thread) and as contended (8 threads); failover: " + settings.handOvers() + " yields and closes, "
+                + settings.kills() + " kills, lease " + Fmt.secs(settings.failoverLeaseTime()) + " |");
         md.line();
         md.line("| library | exactly what ran |");
         md.line("| --- | --- |");
@@ -136,7 +174,8 @@ public final class Report {
         md.line();
         md.line("- The machine is shared and has 2 cores that the JVMs, PostgreSQL and Redis all compete for; compare"
                 + " ratios within this run rather than absolute figures across runs. The load average at the start"
-                + " and end is in the environment table.");
+                + " and end is in the environment table, and for a section merged from a later run in its"
+                + " *Measured* line.");
         md.line("- Redis runs without persistence here and Redisson's grants are never fsynced; `pg_advisory_lock`"
                 + " grants persist nothing either and end with their session. Neither gives fencing tokens. They are"
                 + " the speed a lock without durability can reach, not equivalents.");

@@ -14,6 +14,15 @@ import java.util.concurrent.TimeUnit;
 /** The first JVM's handle on the second one: starts it with the same class path and JVM options, and talks to it. */
 final class ChildJvm implements AutoCloseable {
 
+    /** The arguments {@link io.fencepost.lock.benchmarks.ChildMain} expects, for this run. */
+    static List<String> arguments(io.fencepost.lock.benchmarks.Settings settings) {
+        return List.of(
+                settings.jdbcUrl(settings.database()),
+                settings.pgUser(),
+                settings.redisHost(),
+                Integer.toString(settings.redisPort()));
+    }
+
     private final Process process;
 
     private final PrintWriter commands;
@@ -78,6 +87,16 @@ final class ChildJvm implements AutoCloseable {
         return after - before;
     }
 
+    /** Kills the second JVM with SIGKILL, as {@code kill -9} would: nothing in it runs any more. */
+    void kill() {
+        process.destroyForcibly();
+    }
+
+    /** Waits for the killed JVM to be gone. */
+    void awaitExit() throws InterruptedException {
+        process.waitFor(30, TimeUnit.SECONDS);
+    }
+
     private int waitFor() {
         try {
             return process.waitFor(5, TimeUnit.SECONDS) ? process.exitValue() : -1;
@@ -89,6 +108,9 @@ final class ChildJvm implements AutoCloseable {
 
     @Override
     public void close() {
+        if (!process.isAlive()) {
+            return;
+        }
         send("QUIT");
         try {
             if (!process.waitFor(30, TimeUnit.SECONDS)) {

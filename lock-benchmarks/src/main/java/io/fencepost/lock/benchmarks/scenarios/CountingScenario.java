@@ -24,7 +24,7 @@ import javax.sql.DataSource;
 
 /**
  * Counts, for each library, the statements and round trips of an uncontended cycle, a losing attempt and a
- * reentrant acquire: on the client's wire (inside the JDBC driver's socket for PostgreSQL, through a proxy for Redis)
+ * reentrant acquire (for shared leases and permits: the cycle only, one holder on a free key): on the client's wire (inside the JDBC driver's socket for PostgreSQL, through a proxy for Redis)
  * and, for cycles, from the server's own statistics. PostgreSQL reports a backend's statistics when it exits, so
  * each count is a pass with a fresh pool that is closed at its end, minus a pass that only sets the client up.
  */
@@ -51,7 +51,8 @@ public final class CountingScenario {
     public List<CountingResult> run() throws Exception {
         List<CountingResult> results = new ArrayList<>();
         for (Library library : harness.libraries(Library.values())) {
-            if (library.isEvidence() || library.isVariant()) {
+            // Fair mode sends the same statements uncontended; shared leases and permits have statements of their own.
+            if (library.isEvidence() || (library.isVariant() && library.isExclusive())) {
                 continue;
             }
             CountingResult result = library.onRedis() ? countRedis(library) : countPostgres(library);
@@ -120,7 +121,7 @@ public final class CountingScenario {
         BenchDatabase.ServerCounts perCycles = withCycles.minus(setupOnly);
         WireCounts[] losing = new WireCounts[1];
         double[] reentrant = {Double.NaN};
-        if (library.isLock()) {
+        if (library.isLock() && library.isExclusive()) {
             pass(library, (client, counter) -> {
                 // The holder of the busy key has its own pool (not counted) under the same name, so that its
                 // backends too are gone, and have reported, before the next library is counted.
@@ -163,9 +164,11 @@ public final class CountingScenario {
                 cycles(client, library, cycles);
                 Map<String, Long> server = RedisInfo.delta(info.commandCalls(), before);
                 WireCounts wire = counter.counts();
-                WireCounts losing;
-                try (LockClient holder = library.open(harness.context())) {
-                    losing = losing(client, holder, library, counter);
+                WireCounts losing = null;
+                if (library.isExclusive()) {
+                    try (LockClient holder = library.open(harness.context())) {
+                        losing = losing(client, holder, library, counter);
+                    }
                 }
                 double reentrant = reentrant(client, library, counter);
                 long commands =
@@ -182,9 +185,9 @@ public final class CountingScenario {
                                 .collect(Collectors.joining(", ")),
                         Double.NaN,
                         Double.NaN,
-                        (double) losing.statements() / LOSING_TRIES,
-                        (double) losing.roundTrips() / LOSING_TRIES,
-                        losing.breakdown(LOSING_TRIES),
+                        losing == null ? Double.NaN : (double) losing.statements() / LOSING_TRIES,
+                        losing == null ? Double.NaN : (double) losing.roundTrips() / LOSING_TRIES,
+                        losing == null ? "" : losing.breakdown(LOSING_TRIES),
                         reentrant);
             } finally {
                 client.close();

@@ -1,0 +1,66 @@
+package io.fencepost.lock.benchmarks.scenarios;
+
+import io.fencepost.lock.benchmarks.Harness;
+import io.fencepost.lock.benchmarks.Samples;
+import io.fencepost.lock.benchmarks.Series;
+import io.fencepost.lock.benchmarks.clients.ClientContext;
+import io.fencepost.lock.benchmarks.clients.ExtendableClient;
+import io.fencepost.lock.benchmarks.clients.Library;
+
+/**
+ * One thread holds one lease and moves its end by hand, call after call, as fast as the library allows: Fencepost's
+ * {@code Lease.extend} (exclusive, shared and permit leases), next to the owner-checked extensions the other libraries
+ * offer: ShedLock's {@code SimpleLock.extend}, Spring Integration's {@code JdbcLockRegistry.renewLock} and Redisson's
+ * {@code RPermitExpirableSemaphore.updateLeaseTime}. Redisson's {@code RLock} has no such call (its watchdog renews).
+ */
+public final class ExtendScenario {
+
+    private final Harness harness;
+
+    public ExtendScenario(Harness harness) {
+        this.harness = harness;
+    }
+
+    public Series<CycleResult> run() throws Exception {
+        return Rounds.run(
+                harness,
+                "extend",
+                harness.settings().shortRounds(),
+                harness.libraries(
+                        Library.FENCEPOST,
+                        Library.FENCEPOST_SHARED,
+                        Library.FENCEPOST_PERMITS,
+                        Library.SHEDLOCK,
+                        Library.SPRING_INTEGRATION,
+                        Library.REDISSON_PERMITS),
+                (library, round) -> measure(library),
+                CycleResult::show);
+    }
+
+    private CycleResult measure(Library library) throws Exception {
+        ExtendableClient client = (ExtendableClient) harness.client(library);
+        ExtendableClient.Extendable lease = client.hold("bench:" + library.id() + ":extend");
+        Samples calls = new Samples(64 * 1024);
+        long refused = 0;
+        long n = 0;
+        long start = System.nanoTime();
+        long end = start + harness.settings().cycleWindow().toNanos();
+        long now = start;
+        try {
+            while (now < end) {
+                long t0 = System.nanoTime();
+                boolean extended = lease.extend(ClientContext.LEASE_TIME);
+                now = System.nanoTime();
+                if (!extended) {
+                    refused++;
+                    continue;
+                }
+                calls.add(now - t0);
+                n++;
+            }
+        } finally {
+            lease.release();
+        }
+        return CycleResult.of(n, now - start, calls, calls, new Samples(), refused);
+    }
+}
