@@ -43,6 +43,11 @@ public abstract class Candidate implements AutoCloseable {
         return grants.poll(timeout.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
     }
 
+    /** Drops the grants recorded so far (one that came after a hand-over was given up must not count later). */
+    void forgetGrants() {
+        grants.clear();
+    }
+
     /** The key the library locks for {@code group}, as it appears in its table's key column. */
     static String fencepostKey(String group) {
         return "fencepost:leader:" + group;

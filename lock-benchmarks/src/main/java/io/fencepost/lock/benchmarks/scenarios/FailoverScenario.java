@@ -70,6 +70,8 @@ public final class FailoverScenario {
             for (int i = 0; i <= settings.handOvers(); i++) {
                 // The candidate that yielded last competes again only after the yield pause.
                 sleep(LeaderElection.YIELD_PAUSE.plus(SETTLE));
+                a.forgetGrants();
+                b.forgetGrants();
                 long t0 = System.nanoTime();
                 leader.yieldLeadership();
                 Long granted = other.awaitGrant(HAND_OVER_LIMIT);
