@@ -106,10 +106,9 @@ public final class Report {
                 + " and adds those that were missing; the environment table, the summary and the targets, which need"
                 + " every scenario, and all other sections stay as they were. A full run rewrites the whole report.");
         md.line();
-        md.line(
-                "The script runs `./mvnw -q -B -pl lock-benchmarks -am package -Dmaven.test.skip=true` and then `java -jar"
-                        + " lock-benchmarks/target/lock-benchmarks.jar`. The module is compiled by every build but runs"
-                        + " nothing during it (its only tests check how a partial run's report is merged).");
+        md.line("The script runs `./mvnw -q -B -pl lock-benchmarks -am package -DskipTests` and then `java -jar"
+                + " lock-benchmarks/target/lock-benchmarks.jar`. The module is compiled by every build but runs"
+                + " nothing during it (its only tests check how a partial run's report is merged).");
         md.line();
     }
 
