@@ -33,8 +33,10 @@ record ExtendAndFailoverSections(Results r, Markdown md) implements Section {
                 + " lock's key would move anyone's lock, so it is not measured. Ratio: Fencepost's (exclusive) calls/s"
                 + " divided by the row's.");
         md.line();
-        md.line("| call | calls/s | range over rounds | call p50 | call p99 | Fencepost ÷ this |");
-        md.line("| --- | --- | --- | --- | --- | --- |");
+        md.line(
+                "| call | calls/s | range over rounds | call p50 | call p99 | Fencepost ÷ this | statements / round trips"
+                        + " per call (counted, see Statements and round trips) |");
+        md.line("| --- | --- | --- | --- | --- | --- | --- |");
         for (Library library : s.libraries()) {
             long refused =
                     s.of(library).stream().mapToLong(CycleResult::anomalies).sum();
@@ -45,9 +47,17 @@ record ExtendAndFailoverSections(Results r, Markdown md) implements Section {
                     + (library == Library.FENCEPOST
                             ? "1"
                             : Fmt.ratio(s.ratio(Library.FENCEPOST, library, CycleResult::perSecond)))
-                    + " |" + (refused > 0 ? " (" + refused + " calls refused)" : ""));
+                    + " | " + counted(library) + " |" + (refused > 0 ? " (" + refused + " calls refused)" : ""));
         }
         md.line();
+    }
+
+    private String counted(Library library) {
+        return Measured.counted(r, library)
+                .filter(c -> !Double.isNaN(c.statementsPerExtend()))
+                .map(c -> Fmt.num(c.statementsPerExtend()) + " / " + Fmt.num(c.roundTripsPerExtend()) + " ("
+                        + Markdown.cell(c.extendBreakdown()) + ")")
+                .orElse(Fmt.NONE);
     }
 
     private static String extendLabel(Library library) {

@@ -100,15 +100,17 @@ record UncontendedSections(Settings settings, Results r, Markdown md) implements
         md.line();
         md.line("Counted on the client's wire (see Method) over " + settings.countedCycles()
                 + " uncontended cycles (after 20 for"
-                + " warm-up), 50 losing attempts and 50 nested acquires (see Method). The server's own counts are"
+                + " warm-up), 50 losing attempts, 50 nested acquires and 50 extensions of a held lease (see the"
+                + " extend section; shared leases and permits: the cycle and the extension only). The server's own counts are"
                 + " transactions in the benchmark database (`pg_stat_database`) or Redis commands (`INFO"
                 + " commandstats`), and WAL flushes and bytes of the whole cluster (`pg_stat_wal`: other activity on"
                 + " the server, and checkpoints, add noise there; a negative value is such noise).");
         md.line();
         md.line("| library | per cycle: statements / round trips | statements in a cycle | server: transactions per"
                 + " cycle (Redis: commands executed, those inside Lua scripts included) | WAL flushes / bytes per"
-                + " cycle | losing attempt: statements / round trips | reentrant acquire + release: round trips |");
-        md.line("| --- | --- | --- | --- | --- | --- | --- |");
+                + " cycle | losing attempt: statements / round trips | reentrant acquire + release: round trips |"
+                + " extend a held lease: statements / round trips |");
+        md.line("| --- | --- | --- | --- | --- | --- | --- | --- |");
         for (CountingResult c : r.counting) {
             Library library = c.library();
             String server = library.onRedis()
@@ -126,6 +128,11 @@ record UncontendedSections(Settings settings, Results r, Markdown md) implements
                     + Markdown.cell(c.cycleBreakdown()) + " | " + Markdown.cell(server) + " | " + wal + " | "
                     + Markdown.cell(losing) + " | "
                     + (Double.isNaN(c.reentrantRoundTrips()) ? "not reentrant here" : Fmt.num(c.reentrantRoundTrips()))
+                    + " | "
+                    + (Double.isNaN(c.statementsPerExtend())
+                            ? Fmt.NONE
+                            : Fmt.num(c.statementsPerExtend()) + " / " + Fmt.num(c.roundTripsPerExtend()) + " ("
+                                    + Markdown.cell(c.extendBreakdown()) + ")")
                     + " |");
         }
         md.line();

@@ -12,6 +12,8 @@ import io.fencepost.lock.benchmarks.clients.Library;
  * @param walSyncsPerCycle WAL flushes per cycle, cluster-wide, including the WAL writer's (PostgreSQL only)
  * @param reentrantRoundTrips round trips of a nested acquire + release by the holding thread; NaN when the library
  *     (or its use here) is not reentrant
+ * @param statementsPerExtend statements (commands) of one owner-checked extension of a held lease; NaN when the
+ *     library has none
  */
 public record CountingResult(
         Library library,
@@ -26,4 +28,7 @@ public record CountingResult(
         double statementsPerLosingTry,
         double roundTripsPerLosingTry,
         String losingBreakdown,
-        double reentrantRoundTrips) {}
+        double reentrantRoundTrips,
+        double statementsPerExtend,
+        double roundTripsPerExtend,
+        String extendBreakdown) {}

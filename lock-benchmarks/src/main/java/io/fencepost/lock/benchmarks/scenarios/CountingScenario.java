@@ -6,6 +6,7 @@ import io.fencepost.lock.benchmarks.Harness;
 import io.fencepost.lock.benchmarks.Pools;
 import io.fencepost.lock.benchmarks.Settings;
 import io.fencepost.lock.benchmarks.clients.ClientContext;
+import io.fencepost.lock.benchmarks.clients.ExtendableClient;
 import io.fencepost.lock.benchmarks.clients.Library;
 import io.fencepost.lock.benchmarks.clients.LockClient;
 import io.fencepost.lock.benchmarks.wire.CountingProxy;
@@ -24,7 +25,8 @@ import javax.sql.DataSource;
 
 /**
  * Counts, for each library, the statements and round trips of an uncontended cycle, a losing attempt and a
- * reentrant acquire (for shared leases and permits: the cycle only, one holder on a free key): on the client's wire (inside the JDBC driver's socket for PostgreSQL, through a proxy for Redis)
+ * reentrant acquire (for shared leases and permits: the cycle only, one holder on a free key), and an extension of a
+ * held lease where the library has one: on the client's wire (inside the JDBC driver's socket for PostgreSQL, through a proxy for Redis)
  * and, for cycles, from the server's own statistics. PostgreSQL reports a backend's statistics when it exits, so
  * each count is a pass with a fresh pool that is closed at its end, minus a pass that only sets the client up.
  */
@@ -37,6 +39,17 @@ public final class CountingScenario {
     private static final int LOSING_TRIES = 50;
 
     private static final int REENTRANT = 50;
+
+    private static final int EXTENDS = 50;
+
+    /** Libraries with an owner-checked call that moves the end of a held lease (the extend scenario's). */
+    private static final Set<Library> EXTENDABLE = Set.of(
+            Library.FENCEPOST,
+            Library.FENCEPOST_SHARED,
+            Library.FENCEPOST_PERMITS,
+            Library.SHEDLOCK,
+            Library.SPRING_INTEGRATION,
+            Library.REDISSON_PERMITS);
 
     /** Libraries whose lock the holding thread can take again (through the same client) without blocking. */
     private static final Set<Library> REENTRANT_LIBRARIES =
@@ -133,6 +146,10 @@ public final class CountingScenario {
                 reentrant[0] = reentrant(client, library, counter);
             });
         }
+        WireCounts[] extensions = new WireCounts[1];
+        if (EXTENDABLE.contains(library)) {
+            pass(library, (client, counter) -> extensions[0] = extensions(client, library, counter));
+        }
         return new CountingResult(
                 library,
                 (double) wire[0].statements() / cycles,
@@ -146,7 +163,10 @@ public final class CountingScenario {
                 losing[0] == null ? Double.NaN : (double) losing[0].statements() / LOSING_TRIES,
                 losing[0] == null ? Double.NaN : (double) losing[0].roundTrips() / LOSING_TRIES,
                 losing[0] == null ? "" : losing[0].breakdown(LOSING_TRIES),
-                reentrant[0]);
+                reentrant[0],
+                perExtend(extensions[0], WireCounts::statements),
+                perExtend(extensions[0], WireCounts::roundTrips),
+                extensions[0] == null ? "" : extensions[0].breakdown(EXTENDS));
     }
 
     private CountingResult countRedis(Library library) throws Exception {
@@ -171,6 +191,7 @@ public final class CountingScenario {
                     }
                 }
                 double reentrant = reentrant(client, library, counter);
+                WireCounts extensions = extensions(client, library, counter);
                 long commands =
                         server.values().stream().mapToLong(Long::longValue).sum();
                 return new CountingResult(
@@ -188,7 +209,10 @@ public final class CountingScenario {
                         losing == null ? Double.NaN : (double) losing.statements() / LOSING_TRIES,
                         losing == null ? Double.NaN : (double) losing.roundTrips() / LOSING_TRIES,
                         losing == null ? "" : losing.breakdown(LOSING_TRIES),
-                        reentrant);
+                        reentrant,
+                        perExtend(extensions, WireCounts::statements),
+                        perExtend(extensions, WireCounts::roundTrips),
+                        extensions == null ? "" : extensions.breakdown(EXTENDS));
             } finally {
                 client.close();
             }
@@ -227,6 +251,30 @@ public final class CountingScenario {
             }
             return counter.counts();
         }
+    }
+
+    /** What {@value #EXTENDS} extensions of a held lease sent; null when the library has no such call. */
+    private static WireCounts extensions(LockClient client, Library library, WireCounter counter) throws Exception {
+        if (!EXTENDABLE.contains(library)) {
+            return null;
+        }
+        ExtendableClient.Extendable lease = ((ExtendableClient) client).hold("bench:" + library.id() + ":extended");
+        try {
+            lease.extend(ClientContext.LEASE_TIME); // the first call may prepare its statement: not counted
+            counter.reset();
+            for (int i = 0; i < EXTENDS; i++) {
+                if (!lease.extend(ClientContext.LEASE_TIME)) {
+                    throw new IllegalStateException(library.id() + " refused to extend a lease it holds");
+                }
+            }
+            return counter.counts();
+        } finally {
+            lease.release();
+        }
+    }
+
+    private static double perExtend(WireCounts counts, java.util.function.ToLongFunction<WireCounts> metric) {
+        return counts == null ? Double.NaN : (double) metric.applyAsLong(counts) / EXTENDS;
     }
 
     /** Round trips of a nested acquire + release while the same thread holds the key. */
