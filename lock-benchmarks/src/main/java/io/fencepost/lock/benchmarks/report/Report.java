@@ -123,8 +123,9 @@ public final class Report {
                 + Fmt.secs(settings.losingWindow())
                 + " (losing), " + settings.rounds() + " of " + Fmt.secs(settings.contendedWindow()) + " (contended), "
                 + 2 * settings.rounds() + " of " + Fmt.secs(settings.annotationWindow()) + " (annotation); "
-                + settings.leases() + " leases for renewal; shared leases, permits and extend as uncontended (one"
-                + " thread) and as contended (8 threads); failover: " + settings.handOvers() + " yields and closes, "
+                + settings.leases() + " leases for renewal; shared leases and permits as uncontended with one"
+                + " thread and as contended with 8, extend as uncontended; failover: " + settings.handOvers()
+                + " yields and closes, "
                 + settings.kills() + " kills, lease " + Fmt.secs(settings.failoverLeaseTime()) + " |");
         md.line();
         md.line("| library | exactly what ran |");
