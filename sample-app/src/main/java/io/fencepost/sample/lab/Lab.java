@@ -17,6 +17,7 @@ import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.InitializingBean;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
@@ -30,7 +31,7 @@ import org.springframework.stereotype.Component;
  * {@link LabExperiment}, the faults are {@link LabFaults}, and the workers' lock clients are {@link LabLockClients}.
  */
 @Component
-public class Lab implements DisposableBean {
+public class Lab implements InitializingBean, DisposableBean {
 
     private static final Logger LOG = LoggerFactory.getLogger(Lab.class);
 
@@ -74,6 +75,11 @@ public class Lab implements DisposableBean {
         this.clients = new LabLockClients(settings, instance, dataSource, listener);
         this.faults = new LabFaults(settings, jdbc, clients, log, timer);
         this.experiment = new LabExperiment(settings, "lab:" + instance, new LabResource(jdbc, instance), log, faults);
+    }
+
+    /** Starts the idle check once the lab is fully built (the timer's task calls back into it). */
+    @Override
+    public void afterPropertiesSet() {
         long idleCheck = Math.max(1, settings.idleTimeout().toMillis() / 4);
         timer.scheduleWithFixedDelay(this::stopWhenIdle, idleCheck, idleCheck, TimeUnit.MILLISECONDS);
     }

@@ -240,10 +240,10 @@ public final class CountingScenario {
             throws Exception {
         String key = "bench:" + library.id() + ":counted-busy";
         try (HeldElsewhere busy = new HeldElsewhere(holder, key)) {
-            client.tryAcquire(key); // the first attempt may prepare statements or subscribe: not counted
+            client.tryAcquire(busy.key()); // the first attempt may prepare statements or subscribe: not counted
             counter.reset();
             for (int i = 0; i < LOSING_TRIES; i++) {
-                LockClient.Held held = client.tryAcquire(key);
+                LockClient.Held held = client.tryAcquire(busy.key());
                 if (held != null) {
                     held.release();
                     throw new IllegalStateException(library.id() + " took a key another client holds");

@@ -18,7 +18,10 @@ final class HeldElsewhere implements AutoCloseable {
 
     private final Thread thread;
 
+    private final String key;
+
     HeldElsewhere(LockClient holder, String key) throws Exception {
+        this.key = key;
         this.thread = new Thread(
                 () -> {
                     LockClient.Held held;
@@ -45,9 +48,19 @@ final class HeldElsewhere implements AutoCloseable {
         acquired.get(15, TimeUnit.SECONDS);
     }
 
+    /** The key held. */
+    String key() {
+        return key;
+    }
+
+    /** Lets the holder release; an interrupt while waiting for that ends the wait and is kept for the caller. */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         done.countDown();
-        thread.join(TimeUnit.SECONDS.toMillis(15));
+        try {
+            thread.join(TimeUnit.SECONDS.toMillis(15));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -58,7 +58,7 @@ public final class LosingScenario {
             long now = start;
             while (now < end) {
                 long t0 = System.nanoTime();
-                LockClient.Held held = client.tryAcquire(key);
+                LockClient.Held held = client.tryAcquire(busy.key());
                 now = System.nanoTime();
                 if (held != null) {
                     unexpected++;

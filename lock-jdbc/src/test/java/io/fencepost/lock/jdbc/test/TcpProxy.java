@@ -47,7 +47,11 @@ public class TcpProxy implements AutoCloseable {
         this("tcp-proxy", targetHost, targetPort);
     }
 
-    /** As {@link #TcpProxy(String, int)}, its threads named after {@code name} and the port it listens on. */
+    /**
+     * As {@link #TcpProxy(String, int)}, its threads named after {@code name} and the port it listens on. The accept
+     * thread starts here and reads only the fields set above it.
+     */
+    @SuppressWarnings("this-escape")
     protected TcpProxy(String name, String targetHost, int targetPort) throws IOException {
         this.targetHost = targetHost;
         this.targetPort = targetPort;

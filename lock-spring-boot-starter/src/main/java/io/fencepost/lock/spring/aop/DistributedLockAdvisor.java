@@ -65,6 +65,9 @@ public class DistributedLockAdvisor extends AbstractPointcutAdvisor
 
     private transient BeanFactory beanFactory;
 
+    /** Held here rather than set on the superclass from the constructor, which a subclass could intercept. */
+    private int order = DEFAULT_ORDER;
+
     /**
      * An advisor that locks with the manager {@code lockManager} supplies (null when there is none) and takes the
      * durations an annotation leaves empty from {@code defaults}. Both are asked lazily, after start-up.
@@ -72,7 +75,6 @@ public class DistributedLockAdvisor extends AbstractPointcutAdvisor
     public DistributedLockAdvisor(Supplier<LockManager> lockManager, Supplier<LockOptions> defaults) {
         this.interceptor = new DistributedLockInterceptor(source, lockManager, defaults);
         this.pointcut = new LockPointcut(source);
-        setOrder(DEFAULT_ORDER);
     }
 
     /** An advisor with a fixed lock manager and the library's default options. */
@@ -86,6 +88,16 @@ public class DistributedLockAdvisor extends AbstractPointcutAdvisor
      */
     public void setObservationRegistry(Supplier<ObservationRegistry> observationRegistry) {
         interceptor.setObservationRegistry(observationRegistry);
+    }
+
+    @Override
+    public void setOrder(int order) {
+        this.order = order;
+    }
+
+    @Override
+    public int getOrder() {
+        return order;
     }
 
     @Override

@@ -40,10 +40,25 @@ public class LeaderOnlyAdvisor extends AbstractPointcutAdvisor {
 
     private final transient MethodInterceptor interceptor = this::invoke;
 
+    /**
+     * Outside {@code @DistributedLock} and transactions. Held here rather than set on the superclass from the
+     * constructor, which a subclass could intercept.
+     */
+    private int order = Ordered.LOWEST_PRECEDENCE - 200;
+
     /** An advisor that asks the elections {@code elections} supplies, lazily. */
     public LeaderOnlyAdvisor(Supplier<LeaderElections> elections) {
         this.elections = elections;
-        setOrder(Ordered.LOWEST_PRECEDENCE - 200); // outside @DistributedLock and transactions
+    }
+
+    @Override
+    public void setOrder(int order) {
+        this.order = order;
+    }
+
+    @Override
+    public int getOrder() {
+        return order;
     }
 
     private void check(Method method, String group) {
