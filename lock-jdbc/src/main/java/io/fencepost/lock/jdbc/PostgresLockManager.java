@@ -33,6 +33,7 @@ public final class PostgresLockManager extends DefaultLockManager {
     /**
      * A lock manager with the defaults: table {@value #DEFAULT_TABLE_NAME}, created if missing.
      *
+     * @throws UnsafeLockStoreException when the database cannot keep locks safe
      * @throws LockSchemaException when the schema cannot be created
      */
     public static PostgresLockManager create(DataSource dataSource) {
@@ -114,6 +115,8 @@ public final class PostgresLockManager extends DefaultLockManager {
          * Validates the settings, creates or checks the schema as configured, and builds the manager.
          *
          * @throws IllegalArgumentException for an invalid setting, before anything touches the database
+         * @throws UnsafeLockStoreException when the database cannot keep locks safe: not PostgreSQL (CockroachDB,
+         *     YugabyteDB), a read-only standby or read-only transactions, advisory locks that do not lock
          * @throws LockSchemaException when the schema cannot be created or is not as expected
          */
         public PostgresLockManager build() {
@@ -121,6 +124,7 @@ public final class PostgresLockManager extends DefaultLockManager {
                 throw new IllegalArgumentException("schema mode must be one of CREATE, VALIDATE or NONE, was null");
             }
             PostgresLeaseStore store = new PostgresLeaseStore(dataSource, tableName, statementTimeout);
+            new ServerCheck(dataSource, TableName.of(tableName)).check();
             new SchemaInitializer(dataSource, tableName).apply(schemaMode);
             return new PostgresLockManager(store, engineSettings());
         }

@@ -1,0 +1,207 @@
+package io.fencepost.lock.jdbc;
+
+import java.lang.System.Logger.Level;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import javax.sql.DataSource;
+import org.postgresql.PGConnection;
+
+/**
+ * The start-up check of the server under the lock table: refuses, before anything is written, a server on which a
+ * lock could be granted twice or a fencing token drawn out of order. A database that only speaks PostgreSQL's
+ * protocol (CockroachDB, YugabyteDB), a read-only standby or read-only transactions, advisory locks that do not
+ * lock. It also refuses driver-side prepared statements behind a pooler in transaction mode, where they collide on
+ * the pooler's shared server connections and releases fail.
+ */
+final class ServerCheck {
+
+    private static final String SERVER_SQL = """
+            SELECT version() AS version,
+                   pg_is_in_recovery() AS in_recovery,
+                   current_setting('transaction_read_only') AS read_only
+            """;
+
+    /** Takes one transaction-scoped advisory lock, as the draw lock does, and looks for it among the held locks. */
+    private static final String ADVISORY_LOCK_SQL = "SELECT pg_try_advisory_xact_lock(?, ?) AS taken";
+
+    private static final String ADVISORY_HELD_SQL = """
+            SELECT count(*) AS held FROM pg_locks
+             WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted
+            """;
+
+    /** A session setting that a transaction pooler leaves behind on a server connection another session then gets. */
+    private static final String SET_MARK_SQL = "SELECT set_config('fencepost.session_mark', ?, false)";
+
+    private static final String READ_MARK_SQL = "SELECT current_setting('fencepost.session_mark', true) AS mark";
+
+    private static final System.Logger LOG = System.getLogger(ServerCheck.class.getName());
+
+    private final DataSource dataSource;
+
+    private final TableName tableName;
+
+    ServerCheck(DataSource dataSource, TableName tableName) {
+        this.dataSource = dataSource;
+        this.tableName = tableName;
+    }
+
+    /**
+     * Runs the checks on one connection of the pool; a database that cannot be reached is not checked.
+     *
+     * @throws UnsafeLockStoreException naming what makes the server unsafe and what to change
+     */
+    void check() {
+        Connection connection;
+        try {
+            connection = dataSource.getConnection();
+        } catch (SQLException e) {
+            // Not evidence of an unsafe server: the manager starts, and its calls fail closed until the database
+            // answers (the schema step, unless SchemaMode.NONE, fails on its own).
+            LOG.log(
+                    Level.WARNING,
+                    "could not reach the database of the lock table ''{0}'' to check it at start-up ({1})",
+                    tableName.table(),
+                    e.toString());
+            return;
+        }
+        try (connection) {
+            String version;
+            boolean inRecovery;
+            String readOnly;
+            try (Statement statement = connection.createStatement();
+                    ResultSet row = statement.executeQuery(SERVER_SQL)) {
+                row.next();
+                version = row.getString("version");
+                inRecovery = row.getBoolean("in_recovery");
+                readOnly = row.getString("read_only");
+            }
+            Optional<String> refusal = refusal(version, inRecovery, readOnly);
+            if (refusal.isEmpty() && !advisoryLocksLock(connection)) {
+                refusal = Optional.of("its advisory locks do not lock (an advisory lock taken in a transaction is not"
+                        + " among the session's locks in pg_locks): fencepost draws fencing tokens under one,"
+                        + " so it needs a PostgreSQL server (version() says '" + version + "')");
+            }
+            if (refusal.isEmpty()) {
+                refusal = preparedStatementsBehindTransactionPooler(connection);
+            }
+            if (refusal.isPresent()) {
+                throw new UnsafeLockStoreException("fencepost refuses the database of the lock table '"
+                        + tableName.table() + "': " + refusal.get());
+            }
+        } catch (SQLException e) {
+            throw new UnsafeLockStoreException(
+                    "could not check the database of the lock table '" + tableName.table() + "' (SQLState "
+                            + e.getSQLState() + "): " + e.getMessage() + "; check the database connection",
+                    e);
+        }
+    }
+
+    /** Why a server that answered so is unsafe for locks, if it is. */
+    static Optional<String> refusal(String version, boolean inRecovery, String readOnly) {
+        String lower = version == null ? "" : version.toLowerCase(Locale.ROOT);
+        if (lower.contains("cockroachdb")) {
+            return Optional.of("it is CockroachDB (version() says '" + version + "'), whose advisory-lock functions"
+                    + " do not lock and which has no LISTEN/NOTIFY; point fencepost at a PostgreSQL server");
+        }
+        if (lower.contains("-yb-") || lower.contains("yugabyte")) {
+            return Optional.of("it is YugabyteDB (version() says '" + version + "'), which caches sequence values"
+                    + " per session (ysql_sequence_cache_minval) whatever the sequence's CACHE says, so fencing"
+                    + " tokens would be drawn out of grant order; point fencepost at a PostgreSQL server");
+        }
+        if (inRecovery) {
+            return Optional.of("it is a read-only standby (pg_is_in_recovery() is true), where no lock can be granted;"
+                    + " point fencepost at the primary");
+        }
+        if ("on".equalsIgnoreCase(readOnly)) {
+            return Optional.of("its transactions are read-only (transaction_read_only is on: check"
+                    + " default_transaction_read_only for this role and database, and the connection's read-only"
+                    + " setting), so no lock can be granted; give fencepost read-write connections to the primary");
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * With driver-side prepared statements ({@code prepareThreshold} above 0), whether the pool's connections share
+     * server sessions between transactions: while this connection holds a transaction open, another connection of the
+     * pool marks its session, and after this transaction ends it looks for its mark. A server session of its own
+     * keeps it; a transaction pooler hands it the server connection just freed (PgBouncer reuses the most recent one),
+     * where the mark is missing.
+     */
+    private Optional<String> preparedStatementsBehindTransactionPooler(Connection connection) throws SQLException {
+        int prepareThreshold;
+        try {
+            prepareThreshold = connection.unwrap(PGConnection.class).getPrepareThreshold();
+        } catch (SQLException notPgJdbc) {
+            return Optional.empty();
+        }
+        if (prepareThreshold <= 0) {
+            return Optional.empty();
+        }
+        String mark = UUID.randomUUID().toString();
+        boolean autoCommit = connection.getAutoCommit();
+        connection.setAutoCommit(false);
+        String seen;
+        try (Connection other = dataSource.getConnection()) {
+            try (Statement pin = connection.createStatement()) {
+                pin.execute("SELECT 1"); // holds this connection's server session until the rollback
+            }
+            other.setAutoCommit(true);
+            try (PreparedStatement set = other.prepareStatement(SET_MARK_SQL)) {
+                set.setString(1, mark);
+                set.execute();
+            }
+            connection.rollback();
+            try (Statement read = other.createStatement();
+                    ResultSet row = read.executeQuery(READ_MARK_SQL)) {
+                row.next();
+                seen = row.getString("mark");
+            }
+        } finally {
+            connection.rollback();
+            connection.setAutoCommit(autoCommit);
+        }
+        if (mark.equals(seen)) {
+            return Optional.empty();
+        }
+        return Optional.of("its connections share server sessions between transactions (a connection pooler in"
+                + " transaction mode, such as PgBouncer with pool_mode = transaction), and the driver prepares"
+                + " statements on the server (prepareThreshold=" + prepareThreshold + "), which then collide on the"
+                + " pooler's server connections (\"prepared statement S_1 already exists\") and fail releases: add"
+                + " prepareThreshold=0 to the JDBC URL, or connect fencepost directly or through session pooling");
+    }
+
+    private boolean advisoryLocksLock(Connection connection) throws SQLException {
+        boolean autoCommit = connection.getAutoCommit();
+        connection.setAutoCommit(false);
+        try {
+            boolean taken;
+            try (PreparedStatement lock = connection.prepareStatement(ADVISORY_LOCK_SQL)) {
+                lock.setInt(1, tableName.advisoryClassId());
+                // A key no lock statement is likely to use; if another session holds it, that proves locking too.
+                lock.setInt(2, ThreadLocalRandom.current().nextInt());
+                try (ResultSet row = lock.executeQuery()) {
+                    row.next();
+                    taken = row.getBoolean("taken");
+                }
+            }
+            if (!taken) {
+                return true;
+            }
+            try (Statement held = connection.createStatement();
+                    ResultSet row = held.executeQuery(ADVISORY_HELD_SQL)) {
+                row.next();
+                return row.getLong("held") > 0;
+            }
+        } finally {
+            connection.rollback();
+            connection.setAutoCommit(autoCommit);
+        }
+    }
+}

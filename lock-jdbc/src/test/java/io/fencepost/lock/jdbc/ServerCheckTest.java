@@ -1,0 +1,100 @@
+package io.fencepost.lock.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * The start-up check of the server: what it refuses by what the server says about itself (unit level, for databases
+ * that cannot run here), and on real PostgreSQL the read-only and no-op advisory lock cases it can simulate.
+ */
+class ServerCheckTest {
+
+    @RegisterExtension
+    static final PostgresTestDatabase db = new PostgresTestDatabase();
+
+    private static final String POSTGRES = "PostgreSQL 15.14 (Debian 15.14-0+deb12u1) on x86_64-pc-linux-gnu, compiled"
+            + " by gcc (Debian 12.2.0-14+deb12u1) 12.2.0, 64-bit";
+
+    @Test
+    void plainPostgresqlIsAccepted() {
+        assertThat(ServerCheck.refusal(POSTGRES, false, "off")).isEmpty();
+        assertThat(ServerCheck.refusal("PostgreSQL 18.0 on x86_64-pc-linux-gnu", false, "off"))
+                .isEmpty();
+    }
+
+    @Test
+    void cockroachDbIsRefusedForItsAdvisoryLocks() {
+        assertThat(ServerCheck.refusal(
+                        "CockroachDB CCL v23.1.11 (x86_64-pc-linux-gnu, built 2023/09/27 01:53:43, go1.19.10)",
+                        false,
+                        "off"))
+                .hasValueSatisfying(reason -> assertThat(reason)
+                        .contains("CockroachDB")
+                        .contains("CockroachDB CCL v23.1.11")
+                        .contains("advisory-lock functions do not lock"));
+    }
+
+    @Test
+    void yugabyteDbIsRefusedForItsSequenceCache() {
+        assertThat(ServerCheck.refusal(
+                        "PostgreSQL 11.2-YB-2.20.1.0-b0 on x86_64-pc-linux-gnu, compiled by clang version 16.0.6,"
+                                + " 64-bit",
+                        false,
+                        "off"))
+                .hasValueSatisfying(reason -> assertThat(reason)
+                        .contains("YugabyteDB")
+                        .contains("ysql_sequence_cache_minval")
+                        .contains("out of grant order"));
+    }
+
+    @Test
+    void aStandbyIsRefused() {
+        assertThat(ServerCheck.refusal(POSTGRES, true, "on"))
+                .hasValueSatisfying(reason -> assertThat(reason)
+                        .contains("read-only standby")
+                        .contains("pg_is_in_recovery()")
+                        .contains("primary"));
+    }
+
+    @Test
+    void aManagerOnReadOnlyTransactionsFailsAtStartUpNamingTheSetting() {
+        PGSimpleDataSource readOnly = db.unpooledDataSource();
+        readOnly.setOptions("-c default_transaction_read_only=on");
+
+        assertThatThrownBy(() -> PostgresLockManager.builder(readOnly).build())
+                .isInstanceOf(UnsafeLockStoreException.class)
+                .hasMessageContaining("refuses the database of the lock table 'distributed_lock'")
+                .hasMessageContaining("transaction_read_only is on")
+                .hasMessageContaining("default_transaction_read_only");
+    }
+
+    @Test
+    void aManagerOnAdvisoryLocksThatDoNotLockFailsAtStartUp() {
+        // A no-op advisory lock function found before pg_catalog's, as on a database that only imitates them.
+        db.execute("""
+                CREATE SCHEMA noop;
+                CREATE FUNCTION noop.pg_try_advisory_xact_lock(int, int) RETURNS boolean
+                    LANGUAGE sql AS 'SELECT true';
+                """);
+        PGSimpleDataSource imitation = db.unpooledDataSource();
+        imitation.setOptions("-c search_path=noop,pg_catalog,public");
+
+        assertThatThrownBy(() -> PostgresLockManager.builder(imitation).build())
+                .isInstanceOf(UnsafeLockStoreException.class)
+                .hasMessageContaining("its advisory locks do not lock")
+                .hasMessageContaining("PostgreSQL 1");
+    }
+
+    @Test
+    void aManagerOnPostgresqlStarts() {
+        try (PostgresLockManager manager =
+                PostgresLockManager.builder(db.dataSource()).build()) {
+            assertThat(manager.tableName()).isEqualTo("distributed_lock");
+        }
+    }
+}
