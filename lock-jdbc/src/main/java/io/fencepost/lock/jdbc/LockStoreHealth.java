@@ -31,8 +31,13 @@ import javax.sql.DataSource;
  *       asynchronous standby can lose the latest grants and re-issue fencing tokens: a warning. Without the
  *       {@code pg_read_all_stats} role PostgreSQL hides each standby's {@code sync_state}; it is then deduced from an
  *       empty {@code synchronous_standby_names}, or reported unknown;
- *   <li>{@code warnings} (when any): {@code fsync = off}, asynchronous standbys, a large clock offset. Warnings leave
- *       the status {@code UP}: they describe the set-up, which no restart of the application changes.
+ *   <li>{@code wakeUps} (for a health made {@link #withWakeUpsOf with the manager}): how waiters are woken now:
+ *       {@code push} (notifications arrive), {@code polling} (the notification listener reconnects, or its
+ *       notifications do not arrive, as behind a connection pooler in transaction mode: a warning), or
+ *       {@code not started} (nobody waited yet);
+ *   <li>{@code warnings} (when any): {@code fsync = off}, asynchronous standbys, a large clock offset, notifications
+ *       that do not arrive. Warnings leave the status {@code UP}: they describe the set-up, which no restart of the
+ *       application changes.
  * </ul>
  */
 public final class LockStoreHealth {
@@ -71,6 +76,9 @@ public final class LockStoreHealth {
 
     private final Clock clock;
 
+    /** The store whose wake-ups are reported, or null. */
+    private final PostgresLeaseStore store;
+
     /**
      * The health of the lock table {@code tableName} on {@code dataSource}.
      *
@@ -81,9 +89,19 @@ public final class LockStoreHealth {
     }
 
     LockStoreHealth(DataSource dataSource, String tableName, Duration timeout, Clock clock) {
-        this.tableName = TableName.of(tableName);
-        this.runner = new StatementRunner(dataSource, timeout);
+        this(TableName.of(tableName), new StatementRunner(dataSource, timeout), clock, null);
+    }
+
+    private LockStoreHealth(TableName tableName, StatementRunner runner, Clock clock, PostgresLeaseStore store) {
+        this.tableName = tableName;
+        this.runner = runner;
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.store = store;
+    }
+
+    /** This health, also reporting how the waiters of {@code manager} are woken ({@code wakeUps}). */
+    public LockStoreHealth withWakeUpsOf(PostgresLockManager manager) {
+        return new LockStoreHealth(tableName, runner, clock, manager.leaseStore());
     }
 
     /**
@@ -101,7 +119,32 @@ public final class LockStoreHealth {
             details.put("error", e.getMessage());
             return new Report(false, details);
         }
-        return assess(probe, tableName.table());
+        Report report = assess(probe, tableName.table());
+        return store == null ? report : withWakeUps(report, store.wakeUps());
+    }
+
+    /** {@code report} with how waiters are woken, and a warning when notifications do not arrive. */
+    static Report withWakeUps(Report report, NotificationListener.WakeUps wakeUps) {
+        Map<String, Object> details = new LinkedHashMap<>(report.details());
+        details.put(
+                "wakeUps",
+                switch (wakeUps) {
+                    case NOT_STARTED -> "not started";
+                    case PUSH -> "push";
+                    case POLLING_RECONNECTING, POLLING_UNDELIVERED -> "polling";
+                });
+        if (wakeUps == NotificationListener.WakeUps.POLLING_UNDELIVERED) {
+            List<String> warnings = new ArrayList<>();
+            if (details.get("warnings") instanceof List<?> earlier) {
+                earlier.forEach(warning -> warnings.add(String.valueOf(warning)));
+            }
+            warnings.add("notifications do not reach the lock manager's LISTEN connection, though it answers"
+                    + " queries (a connection pooler in transaction mode, such as PgBouncer with pool_mode ="
+                    + " transaction?): waiters poll with short backoff instead of being woken; connect the lock"
+                    + " manager directly or through session pooling for push wake-ups");
+            details.put("warnings", warnings);
+        }
+        return new Report(report.up(), details);
     }
 
     private Probe probe(Connection connection) throws SQLException {

@@ -3,10 +3,12 @@ package io.fencepost.lock.jdbc;
 import io.fencepost.lock.spi.LeaseStore;
 import java.lang.System.Logger.Level;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -23,6 +25,14 @@ import org.postgresql.PGNotification;
  * <p>Started by the first subscription, so a manager that never waits never opens it. After a dropped
  * connection it reconnects with backoff, and wakes every waiter so that none sleeps on a notification lost in
  * between; while it is down, subscriptions report that they do not deliver, and waiters poll.
+ *
+ * <p>A connection that answers queries may still never see a notification: behind a connection pooler in
+ * transaction mode (PgBouncer's {@code pool_mode = transaction}) the {@code LISTEN} ran on a server connection that
+ * went back to the pooler's pool. So the listener probes delivery itself: right after {@code LISTEN}, and then after
+ * {@value #CHECK_SECONDS} seconds without a notification (every {@value #CHECK_SECONDS} seconds while undelivered), it
+ * sends a notification of its own on another connection of the pool and expects it back within
+ * {@value #PROBE_TIMEOUT_MILLIS} ms. While probes do not come back, subscriptions report that they do not deliver,
+ * so waiters poll with the short backoff rather than wait for the push fallback.
  */
 final class NotificationListener implements AutoCloseable {
 
@@ -33,8 +43,19 @@ final class NotificationListener implements AutoCloseable {
     /** How long one wait for notifications blocks; also how quickly close() is noticed. */
     private static final int POLL_MILLIS = 250;
 
-    /** Silence after which the connection is checked with a query (a silent partition sends no error). */
-    private static final long CHECK_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private static final int CHECK_SECONDS = 5;
+
+    /**
+     * Silence after which the connection is checked with a query (a silent partition sends no error) and delivery
+     * with a probe; also how often an undelivered listener probes again.
+     */
+    private static final long CHECK_NANOS = TimeUnit.SECONDS.toNanos(CHECK_SECONDS);
+
+    /** How long a probe may take to come back before notifications count as not delivered. */
+    private static final int PROBE_TIMEOUT_MILLIS = 2_000;
+
+    /** Marks the listener's own probes; a key of the same text would only get a spurious wake-up. */
+    private static final String PROBE_PREFIX = "fencepost-probe:";
 
     private static final long MAX_RECONNECT_MILLIS = 5_000;
 
@@ -52,6 +73,16 @@ final class NotificationListener implements AutoCloseable {
 
     private volatile boolean connected;
 
+    /** Whether notifications reach this connection, as the last probe found; assumed until a probe is lost. */
+    private volatile boolean delivering = true;
+
+    /** The payload of the probe in flight, or null. Only the listener thread touches the probe fields. */
+    private String probe;
+
+    private long probeSentNanos;
+
+    private long lastProbeNanos;
+
     private volatile boolean closed;
 
     NotificationListener(DataSource dataSource, String channel, int networkTimeoutMillis) {
@@ -67,7 +98,7 @@ final class NotificationListener implements AutoCloseable {
         return new LeaseStore.Subscription() {
             @Override
             public boolean delivers() {
-                return connected;
+                return connected && delivering;
             }
 
             @Override
@@ -82,6 +113,29 @@ final class NotificationListener implements AutoCloseable {
 
     boolean isConnected() {
         return connected;
+    }
+
+    /** How waiters are woken now. */
+    WakeUps wakeUps() {
+        if (thread == null) {
+            return WakeUps.NOT_STARTED;
+        }
+        if (!connected) {
+            return WakeUps.POLLING_RECONNECTING;
+        }
+        return delivering ? WakeUps.PUSH : WakeUps.POLLING_UNDELIVERED;
+    }
+
+    /** How waiters of a store are woken. */
+    enum WakeUps {
+        /** Nobody waited yet, so the listener was never started. */
+        NOT_STARTED,
+        /** By notification: the listener hears its probes. */
+        PUSH,
+        /** By polling: the listener lost its connection and reconnects. */
+        POLLING_RECONNECTING,
+        /** By polling: the listener is connected, but its probes do not come back (a pooler in transaction mode?). */
+        POLLING_UNDELIVERED
     }
 
     private void startOnce() {
@@ -125,6 +179,7 @@ final class NotificationListener implements AutoCloseable {
             } finally {
                 boolean wasConnected = connected;
                 connected = false;
+                delivering = true; // to be probed again on the next connection
                 firstConnect.countDown();
                 if (wasConnected) {
                     wakeAll(); // a notification may have been lost while the connection was failing
@@ -145,21 +200,94 @@ final class NotificationListener implements AutoCloseable {
         connected = true;
         firstConnect.countDown();
         wakeAll(); // whatever was released before we listened
+        probe = null;
+        sendProbe();
         long lastHeard = System.nanoTime();
         while (!closed) {
             PGNotification[] notifications = pg.getNotifications(POLL_MILLIS);
+            long now = System.nanoTime();
             if (notifications != null && notifications.length > 0) {
-                lastHeard = System.nanoTime();
+                lastHeard = now;
                 for (PGNotification notification : notifications) {
-                    wake(notification.getParameter());
+                    String payload = notification.getParameter();
+                    if (probe != null && probe.equals(payload)) {
+                        probeReturned();
+                    } else if (!payload.startsWith(PROBE_PREFIX)) {
+                        wake(payload);
+                    }
                 }
-            } else if (System.nanoTime() - lastHeard > CHECK_NANOS) {
+            }
+            if (probe != null && now - probeSentNanos > TimeUnit.MILLISECONDS.toNanos(PROBE_TIMEOUT_MILLIS)) {
+                probeLost();
+            }
+            boolean silent = now - lastHeard > CHECK_NANOS;
+            if (silent) {
                 connection.setNetworkTimeout(Runnable::run, networkTimeoutMillis);
                 try (Statement check = connection.createStatement()) {
                     check.execute("SELECT 1");
                 }
                 lastHeard = System.nanoTime();
             }
+            if (probe == null && (silent || (!delivering && now - lastProbeNanos > CHECK_NANOS))) {
+                sendProbe();
+            }
+        }
+        // Back to the pool: a pooled session that still listened would queue every later notification unread.
+        try (Statement unlisten = connection.createStatement()) {
+            unlisten.setQueryTimeout(Math.max(1, networkTimeoutMillis / 1000));
+            unlisten.execute("UNLISTEN \"" + channel + "\"");
+        }
+    }
+
+    /**
+     * Sends a notification to this listener's channel on another connection of the pool, as a release in another
+     * process would. A failure to send proves nothing about delivery: it is logged and the next check tries again.
+     */
+    private void sendProbe() {
+        String payload = PROBE_PREFIX + UUID.randomUUID();
+        try (Connection sender = dataSource.getConnection();
+                PreparedStatement notify = sender.prepareStatement("SELECT pg_notify(?, ?)")) {
+            if (!sender.getAutoCommit()) {
+                sender.setAutoCommit(true);
+            }
+            notify.setQueryTimeout(Math.max(1, networkTimeoutMillis / 1000));
+            notify.setString(1, channel);
+            notify.setString(2, payload);
+            notify.execute();
+            probe = payload;
+            probeSentNanos = System.nanoTime();
+        } catch (SQLException | RuntimeException e) {
+            LOG.log(Level.DEBUG, "the fencepost notification listener could not send its delivery probe ({0})", e);
+        }
+        lastProbeNanos = System.nanoTime();
+    }
+
+    private void probeReturned() {
+        probe = null;
+        if (!delivering) {
+            delivering = true;
+            LOG.log(
+                    Level.INFO,
+                    "the fencepost notification listener on channel {0} hears notifications again; waiters are"
+                            + " woken by push",
+                    channel);
+        }
+    }
+
+    private void probeLost() {
+        probe = null;
+        if (delivering) {
+            delivering = false;
+            LOG.log(
+                    Level.WARNING,
+                    "notifications sent on channel {0} do not reach fencepost''s LISTEN connection within {1} ms,"
+                            + " though the connection answers queries: a connection pooler in transaction mode"
+                            + " (such as PgBouncer with pool_mode = transaction) between the application and"
+                            + " PostgreSQL? Waiters poll with short backoff until notifications arrive; for push"
+                            + " wake-ups, connect fencepost directly or through session pooling",
+                    channel,
+                    String.valueOf(PROBE_TIMEOUT_MILLIS));
+            wakeAll(); // waiters sleeping on the push fallback start polling now
         }
     }
 

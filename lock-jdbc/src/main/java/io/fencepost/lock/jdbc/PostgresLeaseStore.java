@@ -255,6 +255,11 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Fair
         return listener.isConnected();
     }
 
+    /** How this store's waiters are woken now: by notification, or by polling and why. */
+    NotificationListener.WakeUps wakeUps() {
+        return listener.wakeUps();
+    }
+
     /** The advisory lock class id of the draw lock, for tests that need to block it. */
     int advisoryClassId() {
         return tableName.advisoryClassId();

@@ -1,5 +1,6 @@
 package io.fencepost.lock.spring.autoconfigure;
 
+import io.fencepost.lock.jdbc.LockStoreHealth;
 import io.fencepost.lock.jdbc.PostgresLockManager;
 import io.fencepost.lock.spring.actuate.health.LockStoreHealthIndicator;
 import javax.sql.DataSource;
@@ -32,9 +33,10 @@ public final class LockHealthContributorAutoConfiguration {
             ObjectProvider<DataSource> dataSource,
             @LockDataSource ObjectProvider<DataSource> lockDataSource,
             LockProperties properties) {
-        return new LockStoreHealthIndicator(
-                LockDataSources.resolve(dataSource, lockDataSource),
-                lockManager.tableName(),
-                properties.getJdbc().getStatementTimeout());
+        return new LockStoreHealthIndicator(new LockStoreHealth(
+                        LockDataSources.resolve(dataSource, lockDataSource),
+                        lockManager.tableName(),
+                        properties.getJdbc().getStatementTimeout())
+                .withWakeUpsOf(lockManager));
     }
 }

@@ -1,0 +1,147 @@
+package io.fencepost.lock.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fencepost.lock.Lease;
+import io.fencepost.lock.LockOptions;
+import io.fencepost.lock.jdbc.test.DelegatingDataSource;
+import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The listener's delivery probe: on a connection that answers queries but never hears a notification (as behind a
+ * pooler in transaction mode, simulated here by a connection whose LISTEN does nothing), the listener notices within
+ * seconds, the health says so, and waiters poll rather than wait for the push fallback.
+ */
+class NotificationProbeTest {
+
+    @RegisterExtension
+    static final PostgresTestDatabase db = new PostgresTestDatabase();
+
+    private static final Duration LONG_FALLBACK = Duration.ofSeconds(60);
+
+    @Test
+    void aListenerThatHearsItsProbesReportsPush() throws Exception {
+        try (PostgresLockManager holder = manager(db.dataSource());
+                PostgresLockManager waiter = manager(db.dataSource())) {
+            LockStoreHealth health = health(db.dataSource()).withWakeUpsOf(waiter);
+            assertThat(health.check().details()).containsEntry("wakeUps", "not started");
+
+            String key = "probe-push";
+            Lease held = holder.acquire(key, LockOptions.of(Duration.ofSeconds(30)));
+            CompletableFuture<Optional<Lease>> waiting = waitFor(waiter, key);
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(() -> assertThat(health.check().details()).containsEntry("wakeUps", "push"));
+            // Still push after the probe had time to come back or be lost.
+            await().during(Duration.ofSeconds(3))
+                    .atMost(Duration.ofSeconds(5))
+                    .untilAsserted(() -> assertThat(health.check().details())
+                            .containsEntry("wakeUps", "push")
+                            .doesNotContainKey("warnings"));
+
+            held.release();
+            assertThat(waiting.get(5, TimeUnit.SECONDS)).isPresent().get().satisfies(Lease::release);
+        }
+    }
+
+    @Test
+    void aListenerThatHearsNothingIsDetectedAndWaitersPoll() throws Exception {
+        DataSource deaf = new DeafListenDataSource(db.unpooledDataSource());
+        try (PostgresLockManager holder = manager(db.dataSource());
+                PostgresLockManager waiter = manager(deaf)) {
+            LockStoreHealth health = health(deaf).withWakeUpsOf(waiter);
+            String key = "probe-deaf";
+            Lease held = holder.acquire(key, LockOptions.of(Duration.ofSeconds(30)));
+            CompletableFuture<Optional<Lease>> waiting = waitFor(waiter, key);
+
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                LockStoreHealth.Report report = health.check();
+                assertThat(report.up()).isTrue();
+                assertThat(report.details()).containsEntry("wakeUps", "polling");
+                assertThat(report.details().get("warnings"))
+                        .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.LIST)
+                        .anySatisfy(warning -> assertThat((String) warning)
+                                .contains("notifications do not reach the lock manager's LISTEN connection")
+                                .contains("pool_mode = transaction"));
+            });
+
+            // The release's notification never arrives; trusting it, the waiter would sleep the 60 s fallback.
+            held.release();
+            assertThat(waiting.get(10, TimeUnit.SECONDS)).isPresent().get().satisfies(Lease::release);
+        }
+    }
+
+    private static PostgresLockManager manager(DataSource dataSource) {
+        return PostgresLockManager.builder(dataSource)
+                .pushFallback(LONG_FALLBACK)
+                .build();
+    }
+
+    private static LockStoreHealth health(DataSource dataSource) {
+        return new LockStoreHealth(dataSource, PostgresLockManager.DEFAULT_TABLE_NAME, Duration.ofSeconds(5));
+    }
+
+    private static CompletableFuture<Optional<Lease>> waitFor(PostgresLockManager manager, String key) {
+        LockOptions options = LockOptions.builder()
+                .leaseTime(Duration.ofSeconds(30))
+                .waitTime(Duration.ofSeconds(120))
+                .build();
+        return CompletableFuture.supplyAsync(() -> manager.tryAcquire(key, options));
+    }
+
+    /** Connections whose LISTEN statements do nothing: they answer every query, and hear no notification. */
+    private static final class DeafListenDataSource extends DelegatingDataSource {
+
+        DeafListenDataSource(DataSource target) {
+            super(target);
+        }
+
+        @Override
+        public Connection getConnection() throws SQLException {
+            Connection connection = super.getConnection();
+            return (Connection) Proxy.newProxyInstance(
+                    Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                        Object result = invoke(connection, method, args);
+                        if (result instanceof Statement statement
+                                && method.getName().equals("createStatement")) {
+                            return deaf(statement);
+                        }
+                        return result;
+                    });
+        }
+
+        private static Statement deaf(Statement statement) {
+            return (Statement) Proxy.newProxyInstance(
+                    Statement.class.getClassLoader(), new Class<?>[] {Statement.class}, (proxy, method, args) -> {
+                        if (method.getName().equals("execute")
+                                && args != null
+                                && args.length == 1
+                                && args[0] instanceof String sql
+                                && sql.startsWith("LISTEN ")) {
+                            return invoke(statement, method, new Object[] {"SELECT 1"});
+                        }
+                        return invoke(statement, method, args);
+                    });
+        }
+
+        private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
+            try {
+                return method.invoke(target, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        }
+    }
+}

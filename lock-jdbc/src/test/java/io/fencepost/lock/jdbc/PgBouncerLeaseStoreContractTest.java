@@ -1,0 +1,41 @@
+package io.fencepost.lock.jdbc;
+
+import io.fencepost.lock.contract.FairQueueContract;
+import io.fencepost.lock.contract.LeaseHandOverContract;
+import io.fencepost.lock.contract.LeaseStoreContract;
+import io.fencepost.lock.jdbc.test.PgBouncer;
+import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import io.fencepost.lock.spi.LeaseStore;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The store contract (exclusion under racing attempts, renewal, fencing token order, hand-over, fair queue) through
+ * PgBouncer in transaction pooling mode, where every statement may run on another server connection.
+ */
+class PgBouncerLeaseStoreContractTest extends LeaseStoreContract implements LeaseHandOverContract, FairQueueContract {
+
+    @RegisterExtension
+    @Order(1)
+    static final PostgresTestDatabase db = new PostgresTestDatabase();
+
+    @RegisterExtension
+    @Order(2)
+    static final PgBouncer bouncer = new PgBouncer(db, "transaction");
+
+    private static DataSource pooled;
+
+    @BeforeAll
+    static void createSchema() {
+        pooled = bouncer.pool("prepareThreshold=0", 20);
+        new SchemaInitializer(pooled, "distributed_lock").create();
+    }
+
+    @Override
+    protected LeaseStore createStore() {
+        return new PostgresLeaseStore(pooled, "distributed_lock", Duration.ofSeconds(10));
+    }
+}

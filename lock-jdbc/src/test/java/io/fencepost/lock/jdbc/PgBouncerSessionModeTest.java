@@ -1,0 +1,61 @@
+package io.fencepost.lock.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fencepost.lock.Lease;
+import io.fencepost.lock.LockOptions;
+import io.fencepost.lock.jdbc.test.PgBouncer;
+import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Through PgBouncer in session pooling mode each client keeps its server session: the driver's prepared statements
+ * are accepted and notifications arrive, so waiters are woken by push.
+ */
+class PgBouncerSessionModeTest {
+
+    @RegisterExtension
+    @Order(1)
+    static final PostgresTestDatabase db = new PostgresTestDatabase();
+
+    @RegisterExtension
+    @Order(2)
+    static final PgBouncer bouncer = new PgBouncer(db, "session");
+
+    @Test
+    void managersStartWithTheDriversDefaultsAndWaitersAreWokenByPush() throws Exception {
+        DataSource pool = bouncer.pool("", 10);
+        try (PostgresLockManager holder = PostgresLockManager.builder(pool).build();
+                PostgresLockManager waiter = PostgresLockManager.builder(bouncer.pool("", 10))
+                        .pushFallback(Duration.ofSeconds(60))
+                        .build()) {
+            LockStoreHealth health =
+                    new LockStoreHealth(pool, "distributed_lock", Duration.ofSeconds(5)).withWakeUpsOf(waiter);
+            Lease held = holder.acquire("session-mode", LockOptions.of(Duration.ofSeconds(30)));
+            CompletableFuture<Optional<Lease>> waiting = CompletableFuture.supplyAsync(() -> waiter.tryAcquire(
+                    "session-mode",
+                    LockOptions.builder()
+                            .leaseTime(Duration.ofSeconds(30))
+                            .waitTime(Duration.ofSeconds(120))
+                            .build()));
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(() -> assertThat(health.check().details()).containsEntry("wakeUps", "push"));
+            await().during(Duration.ofSeconds(3))
+                    .atMost(Duration.ofSeconds(5))
+                    .untilAsserted(() -> assertThat(health.check().details())
+                            .containsEntry("wakeUps", "push")
+                            .doesNotContainKey("warnings"));
+
+            held.release();
+            assertThat(waiting.get(10, TimeUnit.SECONDS)).isPresent().get().satisfies(Lease::release);
+        }
+    }
+}
