@@ -24,6 +24,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
@@ -46,6 +47,7 @@ import org.springframework.util.StringUtils;
 @ConditionalOnClass({LockManager.class, PostgresLockManager.class, Advisor.class})
 @EnableConfigurationProperties(LockProperties.class)
 @Import(LockAutoConfiguration.AutoProxyRegistrar.class)
+@ImportRuntimeHints(FencepostRuntimeHints.class)
 public final class LockAutoConfiguration {
 
     private static final String ORDER_PROPERTY = "fencepost.aop.order";
