@@ -30,8 +30,8 @@ public abstract class EngineBuilder<B extends EngineBuilder<B>> {
     protected abstract B self();
 
     /**
-     * The human-readable holder name shown by {@code inspect}; defaults to {@code user@host}. Cut to
-     * {@value StoreLimits#MAX_HOLDER_LENGTH} characters.
+     * The human-readable holder name shown by {@code inspect}; defaults to {@code user@host:pid}, which tells apart two
+     * processes on one host (see {@link #holderNameOf}). Cut to {@value StoreLimits#MAX_HOLDER_LENGTH} characters.
      */
     public B holderName(String holderName) {
         this.holderName = StoreLimits.fitHolder(holderName);
@@ -73,13 +73,21 @@ public abstract class EngineBuilder<B extends EngineBuilder<B>> {
     }
 
     static String defaultHolderName() {
-        String user = System.getProperty("user.name", "app");
+        return holderNameOf(System.getProperty("user.name", "app"));
+    }
+
+    /**
+     * {@code name@host:pid}: a holder name that tells this process apart from every other one, also on the same host,
+     * for an application or user {@code name}.
+     */
+    public static String holderNameOf(String name) {
         String host;
         try {
             host = InetAddress.getLocalHost().getHostName();
         } catch (Exception e) {
             host = "unknown-host";
         }
-        return StoreLimits.fitHolder(user + "@" + host);
+        return StoreLimits.fitHolder(
+                name + "@" + host + ":" + ProcessHandle.current().pid());
     }
 }

@@ -1,6 +1,7 @@
 package io.fencepost.lock.spring.autoconfigure;
 
 import io.fencepost.lock.LockManager;
+import io.fencepost.lock.core.EngineBuilder;
 import io.fencepost.lock.jdbc.PostgresLockManager;
 import io.fencepost.lock.spi.LockListener;
 import io.fencepost.lock.spring.aop.DistributedLockAdvisor;
@@ -83,8 +84,10 @@ public final class LockAutoConfiguration {
                     ObjectProvider<DataSource> dataSource,
                     @LockDataSource ObjectProvider<DataSource> lockDataSource,
                     LockProperties properties,
-                    ObjectProvider<LockListener> listeners) {
+                    ObjectProvider<LockListener> listeners,
+                    Environment environment) {
                 properties.toDefaultOptions();
+                String applicationName = environment.getProperty("spring.application.name");
                 LockProperties.Jdbc jdbc = properties.getJdbc();
                 PostgresLockManager.Builder builder = PostgresLockManager.builder(
                                 LockDataSources.resolve(dataSource, lockDataSource))
@@ -95,6 +98,8 @@ public final class LockAutoConfiguration {
                                 listeners.orderedStream().toList()));
                 if (StringUtils.hasText(properties.getHolderName())) {
                     builder.holderName(properties.getHolderName());
+                } else if (StringUtils.hasText(applicationName)) {
+                    builder.holderName(EngineBuilder.holderNameOf(applicationName));
                 }
                 return builder.build();
             }

@@ -39,7 +39,8 @@ public class LockProperties {
     private Duration maxHoldTime = LockOptions.DEFAULT_MAX_HOLD_TIME;
 
     /**
-     * Human-readable name of this instance, recorded as the holder of its leases. When not set, 'user@host'.
+     * Human-readable name of this instance, recorded as the holder of its leases. When not set,
+     * 'application@host:pid' with spring.application.name, else 'user@host:pid'.
      */
     private String holderName;
 

@@ -83,6 +83,21 @@ class LockAutoConfigurationTest {
     }
 
     @Test
+    void theDefaultHolderNameTellsTwoInstancesOnOneHostApart() {
+        String pid = ":" + ProcessHandle.current().pid();
+        contextRunner
+                .withPropertyValues("spring.application.name=billing")
+                .run(context -> assertThat(
+                                context.getBean(PostgresLockManager.class).holderName())
+                        .startsWith("billing@")
+                        .endsWith(pid));
+        contextRunner.run(
+                context -> assertThat(context.getBean(PostgresLockManager.class).holderName())
+                        .startsWith(System.getProperty("user.name") + "@")
+                        .endsWith(pid));
+    }
+
+    @Test
     void anInvalidDefaultFailsTheStartUpNamingTheProperty() {
         contextRunner.withPropertyValues("fencepost.lease-time=0s").run(context -> {
             assertThat(context).hasFailed();
