@@ -79,7 +79,7 @@ public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable
     @Override
     public Lease acquire(String key, LockOptions options) {
         AcquireCall call = call(key, options);
-        return acquire(call).orElseThrow(() -> new LockNotAcquiredException(key, call.waited()));
+        return acquire(call).orElseThrow(() -> new LockNotAcquiredException(key, options.waitTime(), call.waited()));
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.fencepost.lock.LockManager;
 import io.fencepost.lock.LockNotAcquiredException;
 import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.OnLocked;
+import io.fencepost.lock.spi.Durations;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import java.lang.reflect.UndeclaredThrowableException;
@@ -253,7 +254,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
                 throw new LockNotAcquiredException(
                         key,
                         "lock '" + key + "' is held for the pending future of an earlier call on this thread; not"
-                                + " acquired after waiting " + options.waitTime()
+                                + " acquired within the wait time of " + Durations.readable(options.waitTime())
                                 + " (raise waitTime to wait for that future)");
             }
             attempt = options.toBuilder()
