@@ -52,6 +52,8 @@ public class LockProperties {
 
     private final Leader leader = new Leader();
 
+    private final Web web = new Web();
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -219,6 +221,58 @@ public class LockProperties {
 
     public Leader getLeader() {
         return leader;
+    }
+
+    public Web getWeb() {
+        return web;
+    }
+
+    /** How a web application answers a request whose lock was busy. */
+    public static class Web {
+
+        /**
+         * Whether a LockNotAcquiredException that reaches Spring MVC is answered as a problem detail (RFC 9457) with
+         * the busy status, rather than as a server error. An @ExceptionHandler of the application takes precedence.
+         */
+        private boolean enabled = true;
+
+        /** Status of the answer: CONFLICT (409) or SERVICE_UNAVAILABLE (503, with a Retry-After header). */
+        private BusyStatus busyStatus = BusyStatus.CONFLICT;
+
+        /** Retry-After of a SERVICE_UNAVAILABLE answer, in whole seconds rounded up. */
+        private Duration retryAfter = Duration.ofSeconds(1);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public BusyStatus getBusyStatus() {
+            return busyStatus;
+        }
+
+        public void setBusyStatus(BusyStatus busyStatus) {
+            this.busyStatus = busyStatus;
+        }
+
+        public Duration getRetryAfter() {
+            return retryAfter;
+        }
+
+        public void setRetryAfter(Duration retryAfter) {
+            this.retryAfter = retryAfter;
+        }
+    }
+
+    /** The HTTP status a busy lock is answered with. */
+    public enum BusyStatus {
+        /** 409: the resource is in use by another request; the client may retry. */
+        CONFLICT,
+        /** 503 with Retry-After: come back later. */
+        SERVICE_UNAVAILABLE
     }
 
     /** Leader election: the groups this instance is a candidate of. */

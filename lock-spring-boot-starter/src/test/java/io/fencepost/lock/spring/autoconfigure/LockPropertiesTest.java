@@ -63,6 +63,8 @@ class LockPropertiesTest {
         assertThat(defaults.getJdbc().getStatementTimeout()).isEqualTo(PostgresLockManager.DEFAULT_STATEMENT_TIMEOUT);
         assertThat(defaults.getAop().getOrder()).isEqualTo(DistributedLockAdvisor.DEFAULT_ORDER);
         assertThat(defaults.getEndpoint().getForceRelease().isEnabled()).isFalse();
+        assertThat(defaults.getWeb().isEnabled()).isTrue();
+        assertThat(defaults.getWeb().getBusyStatus()).isEqualTo(LockProperties.BusyStatus.CONFLICT);
     }
 
     @Test
@@ -107,6 +109,9 @@ class LockPropertiesTest {
                         "fencepost.jdbc.statement-timeout",
                         "fencepost.aop.order",
                         "fencepost.endpoint.force-release.enabled",
+                        "fencepost.web.enabled",
+                        "fencepost.web.busy-status",
+                        "fencepost.web.retry-after",
                         "fencepost.leader.groups");
         metadata.values().forEach(property -> {
             assertThat(property.getDescription())

@@ -1,0 +1,2 @@
+/** Spring MVC: answers a busy lock as a problem detail instead of a server error. */
+package io.fencepost.lock.spring.web;
