@@ -1,5 +1,6 @@
 package io.fencepost.lock;
 
+import io.fencepost.lock.spi.OutageLog;
 import io.fencepost.lock.spi.StoreLimits;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -45,6 +46,9 @@ public final class LeaderElection implements AutoCloseable {
 
     private final LeadershipListener listener;
 
+    /** One line when the campaign stops reaching the store, one when it is back, however many retries fail between. */
+    private final OutageLog outage;
+
     /** Guards the election's state below. */
     private final Object monitor = new Object();
 
@@ -64,6 +68,12 @@ public final class LeaderElection implements AutoCloseable {
         this.locks = builder.locks;
         this.group = builder.group;
         this.key = "fencepost:leader:" + builder.group;
+        // The group's name goes into the log lines as quoted literal text, whatever characters it has.
+        String quotedGroup = "''" + "'" + builder.group.replace("'", "''") + "'" + "''";
+        this.outage = new OutageLog(
+                LOG,
+                "leader election of group " + quotedGroup + " could not reach the lock store: {0}",
+                "leader election of group " + quotedGroup + " reaches the lock store again after {0}");
         this.listener = builder.listener;
         this.options = LockOptions.builder()
                 .name("leader:" + builder.group)
@@ -182,18 +192,18 @@ public final class LeaderElection implements AutoCloseable {
                     return;
                 }
                 lease = locks.acquire(key, options);
+                outage.succeeded();
             } catch (InterruptedException | LockNotAcquiredException e) {
-                Thread.interrupted(); // ours, from close; any other is not meant for this thread
+                boolean interrupted = Thread.interrupted(); // ours, from close; any other is not meant for this thread
                 if (isClosed()) {
                     return;
                 }
+                if (!interrupted) {
+                    outage.succeeded(); // the store answered: busy
+                }
                 continue;
             } catch (LockException | IllegalStateException e) {
-                LOG.log(
-                        Level.WARNING,
-                        "leader election of group ''{0}'' could not reach the lock store: {1}",
-                        group,
-                        e);
+                outage.failed(e);
                 if (!pause(RETRY_NANOS)) {
                     return;
                 }

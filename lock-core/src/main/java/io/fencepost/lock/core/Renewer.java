@@ -1,6 +1,7 @@
 package io.fencepost.lock.core;
 
 import io.fencepost.lock.spi.LeaseStore;
+import io.fencepost.lock.spi.OutageLog;
 import io.fencepost.lock.spi.RenewRequest;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,6 +21,13 @@ final class Renewer extends LeaseWorker {
     private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
     private final LeaseStore store;
+
+    /** One line when renewal stops reaching the store, one when it is back; every lease it loses meanwhile has its own. */
+    private final OutageLog outage = new OutageLog(
+            System.getLogger(Renewer.class.getName()),
+            "lease renewal cannot reach the lock store ({0}); held leases are lost at their safe deadlines unless it"
+                    + " comes back first",
+            "lease renewal reaches the lock store again after {0}");
 
     Renewer(LeaseStore store, LeaseEvents events) {
         super("fencepost-renewal", HeldLease::nextRenewalNanos, events);
@@ -69,6 +77,7 @@ final class Renewer extends LeaseWorker {
         long sent = System.nanoTime();
         try {
             Map<RenewRequest, Instant> renewed = store.renew(requests);
+            outage.succeeded();
             for (int i = 0; i < due.size(); i++) {
                 HeldLease lease = due.get(i);
                 RenewRequest request = requests.get(i);
@@ -85,6 +94,7 @@ final class Renewer extends LeaseWorker {
                 }
             }
         } catch (RuntimeException e) {
+            outage.failed(e);
             long retry = System.nanoTime() + RETRY_NANOS;
             for (HeldLease lease : due) {
                 lease.retryRenewalAt(Math.min(retry, lease.safeDeadlineNanos()));

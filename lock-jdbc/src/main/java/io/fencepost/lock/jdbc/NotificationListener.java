@@ -1,7 +1,7 @@
 package io.fencepost.lock.jdbc;
 
 import io.fencepost.lock.spi.LeaseStore;
-import java.lang.System.Logger.Level;
+import io.fencepost.lock.spi.OutageLog;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -68,6 +68,12 @@ final class NotificationListener implements AutoCloseable {
     private final Map<String, List<Runnable>> waiters = new ConcurrentHashMap<>();
 
     private final CountDownLatch firstConnect = new CountDownLatch(1);
+
+    /** One line when the connection is lost, one when it is back, however many reconnects fail in between. */
+    private final OutageLog outage = new OutageLog(
+            LOG,
+            "the fencepost notification listener lost its connection ({0}); waiters poll until it reconnects",
+            "the fencepost notification listener reconnected after {0}; waiters are woken by notifications again");
 
     private volatile Thread thread;
 
@@ -171,11 +177,7 @@ final class NotificationListener implements AutoCloseable {
                 if (closed) {
                     return;
                 }
-                LOG.log(
-                        Level.WARNING,
-                        "the fencepost notification listener lost its connection ({0}); waiters poll"
-                                + " until it reconnects",
-                        e.toString());
+                outage.failed(e);
             } finally {
                 boolean wasConnected = connected;
                 connected = false;
@@ -198,6 +200,7 @@ final class NotificationListener implements AutoCloseable {
             statement.execute("LISTEN \"" + channel + "\"");
         }
         connected = true;
+        outage.succeeded();
         firstConnect.countDown();
         wakeAll(); // whatever was released before we listened
         probe = null;

@@ -145,8 +145,9 @@ final class StatementRunner {
             LOG.log(
                     System.Logger.Level.WARNING,
                     "could not restore the connection's autocommit and network timeout after a lock statement"
-                            + " (SQLState " + e.getSQLState() + "); the pool should reset or evict it",
-                    e);
+                            + " (SQLState " + e.getSQLState() + ": " + e.getMessage()
+                            + "); the pool should reset or evict it");
+            LOG.log(System.Logger.Level.DEBUG, "the restore failure", e);
         }
         return result;
     }

@@ -1,6 +1,7 @@
 package io.fencepost.lock.jdbc;
 
 import io.fencepost.lock.LockStoreException;
+import io.fencepost.lock.spi.Durations;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,8 +30,8 @@ final class StoreFailures {
 
     private static String hint(String state, Duration statementTimeout) {
         if (state == null) {
-            return "check the database connection and the DataSource's pool (statement timeout " + statementTimeout
-                    + ")";
+            return "check the database connection and the DataSource's pool (statement timeout "
+                    + Durations.readable(statementTimeout) + ")";
         }
         return switch (state) {
             case "42P01" ->
@@ -42,11 +43,12 @@ final class StoreFailures {
                         + " and USAGE on its sequence";
             case "42883" -> "fencepost needs PostgreSQL 13 or later";
             case "57014" ->
-                "the statement did not finish within the statement timeout of " + statementTimeout
+                "the statement did not finish within the statement timeout of " + Durations.readable(statementTimeout)
                         + ": check the database's load and locks, or raise the statement timeout";
             default ->
                 state.startsWith("08")
-                        ? "check the database connection (statement timeout " + statementTimeout + ")"
+                        ? "check the database connection (statement timeout " + Durations.readable(statementTimeout)
+                                + ")"
                         : "check the database connection and fencepost's table";
         };
     }

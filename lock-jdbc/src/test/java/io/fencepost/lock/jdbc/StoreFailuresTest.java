@@ -19,7 +19,7 @@ class StoreFailuresTest {
 
         assertThat(e)
                 .hasMessage("could not acquire lock 'k': the lock store failed (SQLState 08001): Connection refused;"
-                        + " check the database connection (statement timeout PT5S)");
+                        + " check the database connection (statement timeout 5 s)");
     }
 
     @Test
@@ -51,7 +51,7 @@ class StoreFailuresTest {
                 "acquire lock 'k'", failure, Duration.ofSeconds(1), StoreFailures.secretsOf("owner"));
 
         assertThat(e.getCause()).isSameAs(failure);
-        assertThat(e.getMessage()).contains("statement timeout of PT1S");
+        assertThat(e.getMessage()).contains("statement timeout of 1 s");
     }
 
     /** Translates {@code failure} as a statement with a five-second timeout would, keeping {@code ownerToken} out. */
