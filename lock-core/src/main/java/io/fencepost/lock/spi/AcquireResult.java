@@ -5,7 +5,7 @@ import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 
-/** The outcome of one {@link LeaseStore#tryAcquire} attempt: a grant, or the key is busy. */
+/** The outcome of one {@link LeaseStore#acquire} attempt: a grant, or the key is busy. */
 public sealed interface AcquireResult permits AcquireResult.Granted, AcquireResult.Busy {
 
     /**
