@@ -2,6 +2,7 @@ package io.fencepost.lock.jdbc;
 
 import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.OutageLog;
+import java.lang.System.Logger.Level;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
