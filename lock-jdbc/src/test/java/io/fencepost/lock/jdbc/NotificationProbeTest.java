@@ -13,6 +13,8 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -45,11 +47,13 @@ class NotificationProbeTest {
             await().atMost(Duration.ofSeconds(10))
                     .untilAsserted(() -> assertThat(health.check().details()).containsEntry("wakeUps", "push"));
             // Still push after the probe had time to come back or be lost.
-            await().during(Duration.ofSeconds(3))
-                    .atMost(Duration.ofSeconds(5))
-                    .untilAsserted(() -> assertThat(health.check().details())
-                            .containsEntry("wakeUps", "push")
-                            .doesNotContainKey("warnings"));
+            await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+                Map<String, Object> details = health.check().details();
+                assertThat(details).containsEntry("wakeUps", "push");
+                // Other warnings (an embedded test server runs with fsync off) are not this test's subject.
+                assertThat(String.valueOf(details.getOrDefault("warnings", List.of())))
+                        .doesNotContain("notifications");
+            });
 
             held.release();
             assertThat(waiting.get(5, TimeUnit.SECONDS)).isPresent().get().satisfies(Lease::release);
