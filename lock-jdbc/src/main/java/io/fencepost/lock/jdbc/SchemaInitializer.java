@@ -49,6 +49,20 @@ public final class SchemaInitializer {
             ) AS key_unique
             """;
 
+    /**
+     * A grant's fencing token must be a key of the row (a plain unique index on exactly that column), so that a change
+     * of grant is a key update that {@link JdbcLeaseGuard}'s key-share lock detects under any isolation level.
+     */
+    private static final String TOKEN_KEY_SQL = """
+            SELECT EXISTS (
+                SELECT 1
+                  FROM pg_index i
+                  JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+                 WHERE i.indrelid = to_regclass(?) AND i.indisunique AND i.indnkeyatts = 1 AND i.indimmediate
+                   AND i.indpred IS NULL AND i.indexprs IS NULL AND a.attname = 'fencing_token'
+            ) AS token_unique
+            """;
+
     private static final String SEQUENCE_SQL = """
             SELECT format_type(seqtypid, NULL) AS type, seqincrement, seqcache, seqcycle
               FROM pg_sequence
@@ -187,13 +201,23 @@ public final class SchemaInitializer {
         });
     }
 
-    private static void checkKeyIndex(Connection connection, String table, List<String> problems) throws SQLException {
+    private void checkKeyIndex(Connection connection, String table, List<String> problems) throws SQLException {
         try (PreparedStatement index = connection.prepareStatement(KEY_INDEX_SQL)) {
             index.setString(1, table);
             try (ResultSet rows = index.executeQuery()) {
                 rows.next();
                 if (!rows.getBoolean("key_unique")) {
                     problems.add("lock_key is not its primary key (a unique index on lock_key alone is needed)");
+                }
+            }
+        }
+        try (PreparedStatement index = connection.prepareStatement(TOKEN_KEY_SQL)) {
+            index.setString(1, table);
+            try (ResultSet rows = index.executeQuery()) {
+                rows.next();
+                if (!rows.getBoolean("token_unique")) {
+                    problems.add("fencing_token has no unique index (CREATE UNIQUE INDEX " + tableName.tokenKey()
+                            + " ON " + tableName.table() + " (fencing_token))");
                 }
             }
         }
@@ -235,7 +259,8 @@ public final class SchemaInitializer {
                         "table", tableName.quotedTable(),
                         "sequence", tableName.quotedSequence(),
                         "fence_table", tableName.quotedFenceTable(),
-                        "queue_table", tableName.quotedQueueTable()))
+                        "queue_table", tableName.quotedQueueTable(),
+                        "token_key", tableName.quotedTokenKey()))
                 // The application's schema is rarely empty, and Flyway refuses a non-empty schema without its
                 // history table unless it may baseline. Baselining at version 0 records only a marker: V1 and
                 // every later migration of ours still run.

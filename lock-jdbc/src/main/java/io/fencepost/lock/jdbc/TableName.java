@@ -46,6 +46,16 @@ record TableName(String table) {
         return '"' + fenceTable() + '"';
     }
 
+    /** The unique index that makes a grant's fencing token a key of the lease row. */
+    String tokenKey() {
+        return table + "_token_key";
+    }
+
+    /** The token index as a quoted identifier. */
+    String quotedTokenKey() {
+        return '"' + tokenKey() + '"';
+    }
+
     /** Fair mode's queue table. */
     String queueTable() {
         return table + "_queue";

@@ -1,9 +1,9 @@
 -- Fencepost's schema for teams that manage DDL by hand: the same as the Flyway migration that fencepost
--- applies by itself (io/fencepost/lock/jdbc/migration/V1__ to V5__), with the default names.
+-- applies by itself (io/fencepost/lock/jdbc/migration/V1__ to V6__), with the default names.
 -- Run it as the role that owns the application's schema, then use SchemaMode.VALIDATE
 -- (fencepost.jdbc.initialize-schema=validate) or NONE. For another table name, replace every
--- distributed_lock below, also in distributed_lock_fence_seq, distributed_lock_fence and
--- distributed_lock_queue. Safe to run again (IF NOT EXISTS).
+-- distributed_lock below, also in distributed_lock_fence_seq, distributed_lock_fence,
+-- distributed_lock_queue and distributed_lock_token_key. Safe to run again (IF NOT EXISTS).
 
 -- CACHE 1 is essential: with a larger cache every session pre-allocates its own block of values, so a
 -- later grant could draw a token lower than one another session already handed out, and fencing tokens
@@ -37,6 +37,10 @@ COMMENT ON COLUMN distributed_lock.lease_mode IS 'exclusive (one lease), shared 
 COMMENT ON COLUMN distributed_lock.permits IS 'How many leases of the key may be live at once: 1 when exclusive, 0 (no count) when shared.';
 COMMENT ON COLUMN distributed_lock.holders IS 'Shared and permits rows: the live leases, by owner token, each with its own fencing token. Never shown.';
 COMMENT ON COLUMN distributed_lock.exclusive_waits_until IS 'Until when a waiting exclusive request keeps new shared leases of the key from being granted.';
+
+-- A grant's fencing token is a key of the row, from migration V6__add_token_key.sql: a change of grant then
+-- updates a key of the row and a renewal does not, which JdbcLeaseGuard relies on under REPEATABLE READ.
+CREATE UNIQUE INDEX IF NOT EXISTS distributed_lock_token_key ON distributed_lock (fencing_token);
 
 -- The fencing guard's table (JdbcFencingGuard), from migration V2__create_fence_table.sql.
 CREATE TABLE IF NOT EXISTS distributed_lock_fence (

@@ -53,6 +53,7 @@ class SchemaInitializerTest {
                 .containsExactlyInAnyOrder(
                         "distributed_lock:r",
                         "distributed_lock_pkey:i",
+                        "distributed_lock_token_key:i",
                         "distributed_lock_fence_seq:S",
                         "distributed_lock_fence:r",
                         "distributed_lock_fence_pkey:i",
@@ -65,7 +66,7 @@ class SchemaInitializerTest {
                         schema,
                         "SELECT version || ':' || success FROM distributed_lock_schema_history"
                                 + " WHERE type = 'SQL' ORDER BY installed_rank"))
-                .containsExactly("1:true", "2:true", "3:true", "4:true", "5:true");
+                .containsExactly("1:true", "2:true", "3:true", "4:true", "5:true", "6:true");
         initializer.validate();
     }
 
@@ -150,6 +151,11 @@ class SchemaInitializerTest {
         assertThat(query(plain, queueColumns)).hasSize(4).isEqualTo(query(migrated, queueColumns));
         assertThat(query(plain, sequence)).hasSize(1).isEqualTo(query(migrated, sequence));
         assertThat(query(plain, constraints)).hasSize(2).isEqualTo(query(migrated, constraints));
+        String indexes = """
+                SELECT indexname || ' ' || replace(indexdef, current_schema() || '.', '') FROM pg_indexes
+                 WHERE schemaname = current_schema() AND tablename = 'distributed_lock' ORDER BY indexname
+                """;
+        assertThat(query(plain, indexes)).hasSize(2).isEqualTo(query(migrated, indexes));
         assertThat(query(plain, sequence).get(0)).startsWith("bigint 1 1 1 false");
         new SchemaInitializer(plain, "distributed_lock").validate();
     }
@@ -207,6 +213,7 @@ class SchemaInitializerTest {
                 .hasMessageContaining(
                         "column expires_at is timestamp without time zone, expected timestamp with time zone")
                 .hasMessageContaining("lock_key is not its primary key")
+                .hasMessageContaining("fencing_token has no unique index")
                 .hasMessageContaining("CACHE 20, expected CACHE 1")
                 .hasMessageContaining("schema-postgresql.sql")
                 .message()
