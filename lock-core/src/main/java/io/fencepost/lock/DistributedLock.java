@@ -71,4 +71,13 @@ public @interface DistributedLock {
      * {@code false} the key is busy for it like for anyone (see {@link LockOptions#reentrant()}).
      */
     boolean reentrant() default true;
+
+    /**
+     * Whether the method's transaction commits only while the lease is held: on a {@code @Transactional} method whose
+     * transaction runs on the lock table's database, the starter checks the lease in that transaction just before it
+     * commits, and keeps any new grant of the key from committing until the transaction has ended. A lease lost by then
+     * rolls the transaction back and the caller gets {@link LeaseLostException}. Start-up fails when the method has no
+     * transaction or its transaction runs on another database.
+     */
+    boolean fenceTransaction() default false;
 }

@@ -106,6 +106,18 @@ final class LeaseHold implements Lease {
         }
     }
 
+    /** The grant behind this hold, for {@link LeaseGrant#of}. */
+    LeaseGrant grant() {
+        if (released.get() || lease.state() == HeldLease.State.RELEASED) {
+            throw new IllegalStateException("the lease on '" + lease.key + "' (fencing token " + lease.fencingToken
+                    + ") was released: keep it until the work it protects has committed");
+        }
+        if (lease.state() == HeldLease.State.LOST) {
+            lease.checkHeld();
+        }
+        return new LeaseGrant(lease.key, lease.ownerToken(), lease.fencingToken, lease.mode(), lease.expiresAt());
+    }
+
     @Override
     public String toString() {
         return lease.toString();

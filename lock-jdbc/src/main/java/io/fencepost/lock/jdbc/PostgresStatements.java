@@ -4,8 +4,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Every lock statement of the PostgreSQL store, in one place: each runs in its own autocommit transaction and
- * decides by the database clock ({@code clock_timestamp()}). Slots in braces are filled once per lock table: the
+ * Every lock statement of the PostgreSQL store, in one place: each runs in its own autocommit transaction (but
+ * {@link #HOLD_UNTIL_COMMIT}, which runs in the caller's) and decides by the database clock ({@code clock_timestamp()}). Slots in braces are filled once per lock table: the
  * shared fragments first, then the validated, quoted names ({@code {table}}, {@code {sequence}}, {@code {queue}}),
  * the NOTIFY channel and the advisory lock class id. Everything else is a named bind parameter ({@code :key}).
  */
@@ -384,6 +384,48 @@ final class PostgresStatements {
             RETURNING q.ticket
             """;
 
+    /**
+     * Binds the caller's open transaction to our exclusive lease, in that transaction, right before it commits
+     * (JdbcLeaseGuard), with a key-share lock on the key's row, held until the transaction ends. Every grant of a key
+     * changes its row's fencing token, a key of the row (a unique index), or inserts the row after a delete; the lock
+     * blocks both key updates and deletes, so no grant, hand-over, release or forced release of the key completes
+     * before the transaction ends, while renewals, which only move {@code expires_at}, go on. The lock also reads the
+     * row's latest version whatever the transaction's snapshot: under READ COMMITTED it follows the row to its newest
+     * version (a grant that committed after the statement began is seen); under REPEATABLE READ, where the row is read
+     * as of the snapshot, it fails with a serialization error if the row's key changed or the row was deleted since
+     * then. So a renewal never fails the check, and one the snapshot does not show is accounted for by the expiry the
+     * holder last had confirmed ({@code :confirmed}, by the database clock), never later than the row's own. A live
+     * lease of ours then bounds how long the transaction may stay open: an idle transaction, or a statement, past the
+     * lease's remaining time ends the session (or the statement), never raising a bound the session already had. One
+     * reading of the clock, after the row is locked.
+     */
+    static final String HOLD_UNTIL_COMMIT = """
+            SELECT c.fencing_token IS NOT NULL AS found,
+                   coalesce(c.ours, false) AS ours,
+                   r.remaining_ms,
+                   CASE WHEN c.ours AND r.remaining_ms > 0
+                        THEN set_config('idle_in_transaction_session_timeout', r.idle_ms::text, true) IS NOT NULL
+                             AND set_config('statement_timeout', r.statement_ms::text, true) IS NOT NULL
+                   END AS bounded
+              FROM (VALUES (1)) AS one (row)
+              LEFT JOIN LATERAL (
+                  SELECT l.fencing_token,
+                         l.owner_token = :owner::uuid AND l.fencing_token = :token AND l.lease_mode = 'exclusive' AS ours,
+                         greatest(l.expires_at, :confirmed::timestamptz) AS expires_at
+                    FROM {table} AS l
+                   WHERE l.lock_key = :key
+                     FOR KEY SHARE OF l
+              ) AS c ON true
+              CROSS JOIN LATERAL (
+                  SELECT m.ms AS remaining_ms,
+                         least(m.ms, 2147483647, (SELECT nullif(setting::bigint, 0) FROM pg_settings
+                                                   WHERE name = 'idle_in_transaction_session_timeout')) AS idle_ms,
+                         least(m.ms, 2147483647, (SELECT nullif(setting::bigint, 0) FROM pg_settings
+                                                   WHERE name = 'statement_timeout')) AS statement_ms
+                    FROM (SELECT ceil(extract(epoch FROM (c.expires_at - clock_timestamp())) * 1000)::bigint AS ms) AS m
+              ) AS r
+            """;
+
     final NamedStatement acquire;
 
     final NamedStatement handOver;
@@ -409,6 +451,8 @@ final class PostgresStatements {
     final NamedStatement enqueue;
 
     final NamedStatement dequeue;
+
+    final NamedStatement holdUntilCommit;
 
     /** The statements of the lock table {@code table}. */
     PostgresStatements(TableName table) {
@@ -437,6 +481,7 @@ final class PostgresStatements {
         this.fairAcquire = resolve(FAIR_ACQUIRE, slots);
         this.enqueue = resolve(ENQUEUE, slots);
         this.dequeue = resolve(DEQUEUE, slots);
+        this.holdUntilCommit = resolve(HOLD_UNTIL_COMMIT, slots);
     }
 
     /** Fills the slots in order (fragments first, so that their own slots are filled too) and parses the names. */
