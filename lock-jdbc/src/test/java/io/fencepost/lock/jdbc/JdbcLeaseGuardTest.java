@@ -212,7 +212,7 @@ class JdbcLeaseGuardTest {
         Lease lease = a.acquire(
                 KEY,
                 LockOptions.builder()
-                        .leaseTime(Duration.ofMillis(300))
+                        .leaseTime(Duration.ofSeconds(4))
                         .renew(false)
                         .build());
         CompletableFuture<Long> seenByB;
@@ -230,7 +230,7 @@ class JdbcLeaseGuardTest {
                     throw new IllegalStateException(e);
                 }
             });
-            // B's attempt waits on the key's draw lock until A's transaction ends; then B waits for A's expiry.
+            // B's attempt waits on the lease row's lock until A's transaction ends; then B waits for A's expiry.
             await().atMost(Duration.ofSeconds(10)).until(JdbcLeaseGuardTest::aBackendWaitsForALock);
             assertThat(seenByB).isNotDone();
             tx.commit();
