@@ -3,6 +3,7 @@ package io.fencepost.lock.spring.aop;
 import io.fencepost.lock.DistributedLock;
 import io.fencepost.lock.LockManager;
 import io.fencepost.lock.LockOptions;
+import io.fencepost.lock.spring.transaction.TransactionFence;
 import io.micrometer.observation.ObservationRegistry;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -83,6 +84,14 @@ public class DistributedLockAdvisor extends AbstractPointcutAdvisor
     }
 
     /**
+     * Binds the transactions of {@code fenceTransaction} methods to their leases with the fence {@code transactionFence}
+     * supplies (asked after start-up; null means none, and then such methods fail the start-up).
+     */
+    public void setTransactionFence(Supplier<TransactionFence> transactionFence) {
+        interceptor.setTransactionFence(transactionFence);
+    }
+
+    /**
      * Observes each call's acquisition and hold in the registry {@code observationRegistry} supplies (asked once,
      * at the first locked call; null means none), so that tracing shows lock spans.
      */
@@ -144,6 +153,9 @@ public class DistributedLockAdvisor extends AbstractPointcutAdvisor
         LockOptions defaults = interceptor.defaults();
         for (LockDefinition definition : definitions) {
             definition.options().over(defaults);
+        }
+        if (interceptor.fencesTransactions()) {
+            new TransactionFenceChecks(interceptor::transactionFence, beanFactory).check(definitions);
         }
     }
 

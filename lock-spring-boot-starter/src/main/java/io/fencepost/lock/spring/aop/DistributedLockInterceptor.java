@@ -7,6 +7,7 @@ import io.fencepost.lock.LockNotAcquiredException;
 import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.OnLocked;
 import io.fencepost.lock.spi.Durations;
+import io.fencepost.lock.spring.transaction.TransactionFence;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import java.lang.reflect.UndeclaredThrowableException;
@@ -58,6 +59,9 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 
     private volatile ObservationRegistry observationRegistry;
 
+    /** Null when the application does not set one up (locking disabled): fenced calls then fail closed. */
+    private volatile Supplier<TransactionFence> transactionFence;
+
     /** Leases held for futures that are not complete yet. */
     private final FutureHolds futureHolds = new FutureHolds();
 
@@ -70,6 +74,21 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 
     void setBeanResolver(BeanResolver beanResolver) {
         this.beanResolver = beanResolver;
+    }
+
+    void setTransactionFence(Supplier<TransactionFence> transactionFence) {
+        this.transactionFence = Objects.requireNonNull(transactionFence, "transactionFence");
+    }
+
+    /** Whether the application set up something to bind fenced methods' transactions with. */
+    boolean fencesTransactions() {
+        return transactionFence != null;
+    }
+
+    /** What binds fenced methods' transactions to their leases, or null when there is none. */
+    TransactionFence transactionFence() {
+        Supplier<TransactionFence> supplier = transactionFence;
+        return supplier != null ? supplier.get() : null;
     }
 
     void setObservationRegistry(Supplier<ObservationRegistry> observationRegistry) {
@@ -141,6 +160,11 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
             }
             return lock.skipValue();
         }
+        TransactionFence fence = lock.fenceTransaction() ? transactionFence() : null;
+        if (lock.fenceTransaction() && fence == null) {
+            lease.close();
+            throw new InvalidDistributedLockException(lock.method(), TransactionFenceChecks.NO_FENCE, null);
+        }
         Observation holding;
         LossInterrupt interrupt;
         try {
@@ -159,7 +183,9 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
         try (Observation.Scope scope = holding.openScope()) {
             Object result;
             try {
-                result = LockContext.callWith(lease, held -> proceed(invocation));
+                result = fence == null
+                        ? LockContext.callWith(lease, held -> proceed(invocation))
+                        : fencedCall(fence, lock, lease, invocation, targetClass);
             } finally {
                 if (interrupt != null) {
                     interrupt.methodEnded();
@@ -270,6 +296,17 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
             Thread.currentThread().interrupt();
             throw new LockNotAcquiredException(key, "interrupted while waiting for lock '" + key + "'");
         }
+    }
+
+    private static Object fencedCall(
+            TransactionFence fence, LockDefinition lock, Lease lease, MethodInvocation invocation, Class<?> targetClass)
+            throws Exception {
+        return fence.run(
+                lease,
+                lock.method(),
+                invocation.getMethod(),
+                targetClass,
+                () -> LockContext.callWith(lease, held -> proceed(invocation)));
     }
 
     private static Object proceed(MethodInvocation invocation) throws Exception {

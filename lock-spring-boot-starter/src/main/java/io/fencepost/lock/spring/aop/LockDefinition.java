@@ -19,9 +19,17 @@ import org.springframework.core.ResolvableType;
  * @param onLocked what the call does when the key stays busy
  * @param name the low-cardinality name of the lock, for metrics and traces
  * @param interruptOnLoss whether a loss of the lease interrupts the thread running the method
+ * @param fenceTransaction whether the method's transaction is bound to the lease just before it commits
+ * @param targetClass the class whose method this is, for its transaction attributes
  */
 record LockDefinition(
-        LockKeyExpression key, LockOptionsTemplate options, OnLocked onLocked, String name, boolean interruptOnLoss) {
+        LockKeyExpression key,
+        LockOptionsTemplate options,
+        OnLocked onLocked,
+        String name,
+        boolean interruptOnLoss,
+        boolean fenceTransaction,
+        Class<?> targetClass) {
 
     /** The annotated method as {@code ClassName.method(ParameterTypes)}, for messages. */
     String method() {

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
@@ -172,6 +173,9 @@ final class LockDefinitionSource {
                     e);
         }
         new LockKeyReferences(parameterNames).check(key, keySource, specific, method);
+        if (annotation.fenceTransaction()) {
+            checkFenceable(annotation, specific, method);
+        }
         String name = StringUtils.hasText(annotation.name())
                 ? annotation.name()
                 : className(targetClass) + "." + specific.getName();
@@ -206,7 +210,29 @@ final class LockDefinitionSource {
                 new LockOptionsTemplate(method, options),
                 annotation.onLocked(),
                 name,
-                annotation.interruptOnLoss());
+                annotation.interruptOnLoss(),
+                annotation.fenceTransaction(),
+                targetClass);
+    }
+
+    /** What a fenced transaction needs of the annotation itself; the transaction is checked once the beans exist. */
+    private static void checkFenceable(DistributedLock annotation, Method specific, String method) {
+        if (annotation.shared() || annotation.permits() != 1) {
+            throw new InvalidDistributedLockException(
+                    method,
+                    "fenceTransaction = true binds a transaction to an exclusive lease, but the lock is "
+                            + (annotation.shared() ? "shared" : annotation.permits() + " permits")
+                            + ": drop shared/permits or fenceTransaction",
+                    null);
+        }
+        if (CompletionStage.class.isAssignableFrom(specific.getReturnType())) {
+            throw new InvalidDistributedLockException(
+                    method,
+                    "fenceTransaction = true needs the transaction to commit before the method returns, but it"
+                            + " returns a " + specific.getReturnType().getSimpleName()
+                            + ": make it synchronous or drop fenceTransaction",
+                    null);
+        }
     }
 
     private static void checkReturnType(Method specific, String method) {

@@ -5,6 +5,7 @@ import io.fencepost.lock.core.EngineBuilder;
 import io.fencepost.lock.jdbc.PostgresLockManager;
 import io.fencepost.lock.spi.LockListener;
 import io.fencepost.lock.spring.aop.DistributedLockAdvisor;
+import io.fencepost.lock.spring.transaction.TransactionFence;
 import io.micrometer.observation.ObservationRegistry;
 import javax.sql.DataSource;
 import org.springframework.aop.Advisor;
@@ -65,11 +66,13 @@ public final class LockAutoConfiguration {
                 ObjectProvider<LockManager> lockManager,
                 ObjectProvider<LockProperties> properties,
                 ObjectProvider<ObservationRegistry> observationRegistry,
+                ObjectProvider<TransactionFence> transactionFence,
                 Environment environment) {
             DistributedLockAdvisor advisor = new DistributedLockAdvisor(
                     lockManager::getIfAvailable, () -> properties.getObject().toDefaultOptions());
             advisor.setOrder(order(environment));
             advisor.setObservationRegistry(observationRegistry::getIfUnique);
+            advisor.setTransactionFence(transactionFence::getIfUnique);
             return advisor;
         }
 
@@ -102,6 +105,17 @@ public final class LockAutoConfiguration {
                     builder.holderName(EngineBuilder.holderNameOf(applicationName));
                 }
                 return builder.build();
+            }
+
+            /** Binds {@code fenceTransaction} methods' transactions to their leases, on the lock manager's table. */
+            @Bean
+            @ConditionalOnMissingBean
+            TransactionFence transactionFence(
+                    ObjectProvider<DataSource> dataSource,
+                    @LockDataSource ObjectProvider<DataSource> lockDataSource,
+                    PostgresLockManager lockManager) {
+                return new TransactionFence(
+                        LockDataSources.resolve(dataSource, lockDataSource), lockManager.tableName());
             }
         }
     }
