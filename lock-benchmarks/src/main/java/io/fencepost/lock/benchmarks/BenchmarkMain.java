@@ -9,6 +9,7 @@ import io.fencepost.lock.benchmarks.scenarios.ContendedScenario;
 import io.fencepost.lock.benchmarks.scenarios.CountingScenario;
 import io.fencepost.lock.benchmarks.scenarios.ExtendScenario;
 import io.fencepost.lock.benchmarks.scenarios.FailoverScenario;
+import io.fencepost.lock.benchmarks.scenarios.FencedTransactionScenario;
 import io.fencepost.lock.benchmarks.scenarios.LosingScenario;
 import io.fencepost.lock.benchmarks.scenarios.ModeScenario;
 import io.fencepost.lock.benchmarks.scenarios.RenewalScenario;
@@ -90,6 +91,9 @@ public final class BenchmarkMain {
             }
             if (settings.runs(Scenario.FAILOVER)) {
                 results.failover = new FailoverScenario(harness).run();
+            }
+            if (settings.runs(Scenario.FENCED_TRANSACTION)) {
+                results.fencedTransaction = new FencedTransactionScenario(harness).run();
             }
             results.environment.put("load average at end", loadAverage());
             results.duration = Duration.ofNanos(System.nanoTime() - started).truncatedTo(ChronoUnit.SECONDS);

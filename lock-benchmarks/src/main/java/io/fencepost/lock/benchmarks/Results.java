@@ -5,6 +5,7 @@ import io.fencepost.lock.benchmarks.scenarios.ContendedResult;
 import io.fencepost.lock.benchmarks.scenarios.CountingResult;
 import io.fencepost.lock.benchmarks.scenarios.CycleResult;
 import io.fencepost.lock.benchmarks.scenarios.FailoverResult;
+import io.fencepost.lock.benchmarks.scenarios.FencedTransactionResult;
 import io.fencepost.lock.benchmarks.scenarios.RenewalResult;
 import java.time.Duration;
 import java.time.ZonedDateTime;
@@ -36,6 +37,8 @@ public final class Results {
     public List<RenewalResult> renewal = List.of();
 
     public List<AnnotationResult> annotation = List.of();
+
+    public List<FencedTransactionResult> fencedTransaction = List.of();
 
     public List<CountingResult> counting = List.of();
 

@@ -54,7 +54,8 @@ public record Settings(
         SHARED,
         PERMITS,
         EXTEND,
-        FAILOVER;
+        FAILOVER,
+        FENCED_TRANSACTION;
 
         static Scenario parse(String name) {
             return valueOf(name.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
@@ -79,9 +80,10 @@ public record Settings(
               --hand-overs=N          measured yields and closes per library there (default 10); --kills=N
                                       leader processes killed per library (default 5)
               --scenarios=a,b         any of uncontended, losing, contended, renewal, annotation, counting,
-                                      shared, permits, extend, failover. A run of only some scenarios merges
-                                      their sections into the existing report and leaves the others as they
-                                      are (and the chart, unless uncontended and contended both ran)
+                                      shared, permits, extend, failover, fenced-transaction. A run of only
+                                      some scenarios merges their sections into the existing report and
+                                      leaves the others as they are (and the chart, unless uncontended and
+                                      contended both ran)
               --libraries=a,b         any of select-1, raw, raw-async, fencepost, fencepost-fair,
                                       fencepost-store, shedlock, spring-integration, redisson, advisory,
                                       fencepost-shared, fencepost-permits, redisson-read,

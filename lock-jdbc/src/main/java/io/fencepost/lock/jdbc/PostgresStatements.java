@@ -404,8 +404,8 @@ final class PostgresStatements {
                    coalesce(c.ours, false) AS ours,
                    r.remaining_ms,
                    CASE WHEN c.ours AND r.remaining_ms > 0
-                        THEN set_config('idle_in_transaction_session_timeout', r.idle_ms::text, true) IS NOT NULL
-                             AND set_config('statement_timeout', r.statement_ms::text, true) IS NOT NULL
+                        THEN set_config('idle_in_transaction_session_timeout', r.idle_ms::bigint::text, true) IS NOT NULL
+                             AND set_config('statement_timeout', r.statement_ms::bigint::text, true) IS NOT NULL
                    END AS bounded
               FROM (VALUES (1)) AS one (row)
               LEFT JOIN LATERAL (
@@ -418,10 +418,11 @@ final class PostgresStatements {
               ) AS c ON true
               CROSS JOIN LATERAL (
                   SELECT m.ms AS remaining_ms,
-                         least(m.ms, 2147483647, (SELECT nullif(setting::bigint, 0) FROM pg_settings
-                                                   WHERE name = 'idle_in_transaction_session_timeout')) AS idle_ms,
-                         least(m.ms, 2147483647, (SELECT nullif(setting::bigint, 0) FROM pg_settings
-                                                   WHERE name = 'statement_timeout')) AS statement_ms
+                         -- a setting reads as a duration such as 0, 250ms or 5min; pg_settings costs a millisecond
+                         least(m.ms, 2147483647, nullif(ceil(extract(epoch FROM
+                               current_setting('idle_in_transaction_session_timeout')::interval) * 1000), 0)) AS idle_ms,
+                         least(m.ms, 2147483647, nullif(ceil(extract(epoch FROM
+                               current_setting('statement_timeout')::interval) * 1000), 0)) AS statement_ms
                     FROM (SELECT ceil(extract(epoch FROM (c.expires_at - clock_timestamp())) * 1000)::bigint AS ms) AS m
               ) AS r
             """;

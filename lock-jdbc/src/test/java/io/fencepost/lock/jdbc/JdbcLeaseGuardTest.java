@@ -418,6 +418,35 @@ class JdbcLeaseGuardTest {
         assertThat(balance()).isEqualTo(100);
     }
 
+    @Test
+    void theCheckBoundsTheTransactionByTheRemainingLeaseButNeverRaisesALowerBound() throws Exception {
+        try (Lease lease = a.acquire(KEY, LockOptions.of(Duration.ofSeconds(30)));
+                Connection tx = db.unpooledDataSource().getConnection()) {
+            try (Statement statement = tx.createStatement()) {
+                statement.execute("SET idle_in_transaction_session_timeout = '20s'");
+            }
+            tx.setAutoCommit(false);
+            guard.holdUntilCommit(tx, lease);
+            assertThat(settingMillis(tx, "idle_in_transaction_session_timeout")).isEqualTo(20_000);
+            assertThat(settingMillis(tx, "statement_timeout")).isBetween(20_000L, 30_000L);
+            tx.commit();
+            assertThat(settingMillis(tx, "statement_timeout"))
+                    .as("for that transaction only")
+                    .isZero();
+        }
+    }
+
+    private static long settingMillis(Connection connection, String name) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(
+                "SELECT ceil(extract(epoch FROM current_setting(?)::interval) * 1000)::bigint")) {
+            select.setString(1, name);
+            try (ResultSet rows = select.executeQuery()) {
+                rows.next();
+                return rows.getLong(1);
+            }
+        }
+    }
+
     private static boolean aBackendWaitsForALock() throws SQLException {
         try (Connection connection = db.adminDataSource().getConnection();
                 Statement statement = connection.createStatement();

@@ -56,7 +56,8 @@ public final class Report {
                 new ContendedSection(settings, r, md),
                 new RenewalAndAnnotationSections(r, md),
                 new ModeSections(r, md),
-                new ExtendAndFailoverSections(r, md));
+                new ExtendAndFailoverSections(r, md),
+                new FencedTransactionSection(r, md));
         sections.forEach(Section::write);
         caveats(md);
         return md.toString();
