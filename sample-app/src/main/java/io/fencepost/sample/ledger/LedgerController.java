@@ -1,6 +1,7 @@
 package io.fencepost.sample.ledger;
 
 import io.fencepost.lock.FencingTokenRejectedException;
+import io.fencepost.lock.LeaseLostException;
 import io.fencepost.lock.LockNotAcquiredException;
 import io.fencepost.lock.LockStoreException;
 import java.net.URI;
@@ -83,6 +84,11 @@ public class LedgerController {
     @ExceptionHandler
     ProblemDetail storeDown(LockStoreException e) {
         return ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, e.getMessage());
+    }
+
+    @ExceptionHandler
+    ProblemDetail lost(LeaseLostException e) {
+        return ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, e.getMessage() + "; nothing was booked");
     }
 
     @ExceptionHandler

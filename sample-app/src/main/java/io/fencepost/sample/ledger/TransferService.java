@@ -4,9 +4,15 @@ import io.fencepost.lock.FencingTokenRejectedException;
 import io.fencepost.lock.Lease;
 import io.fencepost.lock.LockManager;
 import io.fencepost.lock.LockOptions;
+import io.fencepost.lock.jdbc.JdbcLeaseGuard;
 import io.fencepost.sample.SampleProperties;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.Map;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.HttpStatus;
+import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -20,8 +26,11 @@ import org.springframework.transaction.support.TransactionTemplate;
  * key, so no two can wait for each other.
  *
  * <p>Locks come first, then the transaction, and the locks are released only after it commits: the next holder
- * then reads this one's balances. Every balance write carries the account's fencing token, so a holder whose
- * lease ran out (a pause longer than the lease) is refused instead of overwriting a newer balance.
+ * then reads this one's balances. Right before the commit, {@link JdbcLeaseGuard} binds the transaction to both
+ * leases: it commits only if both are still held, and no other grant of either account commits before it ends, so a
+ * holder whose lease ran out (a pause longer than the lease) has its whole transfer rolled back. Every balance write
+ * also carries the account's fencing token, the fence column that protects a resource outside the lock's database
+ * (here both remedies are shown; either one alone would do).
  */
 @Service
 public class TransferService {
@@ -36,13 +45,21 @@ public class TransferService {
 
     private final LockOptions lockOptions;
 
+    private final DataSource dataSource;
+
+    private final JdbcLeaseGuard guard;
+
     public TransferService(
             LockManager locks,
             AccountRepository accounts,
             TransferRepository transfers,
             TransactionTemplate transaction,
-            SampleProperties properties) {
+            SampleProperties properties,
+            DataSource dataSource,
+            @Value("${fencepost.jdbc.table-name:distributed_lock}") String lockTable) {
         this.locks = locks;
+        this.dataSource = dataSource;
+        this.guard = new JdbcLeaseGuard(lockTable);
         this.accounts = accounts;
         this.transfers = transfers;
         this.transaction = transaction;
@@ -59,6 +76,7 @@ public class TransferService {
      * @throws TransferRejectedException for a bad request, an unknown account or insufficient funds
      * @throws io.fencepost.lock.LockNotAcquiredException when an account stayed busy for the whole wait time
      * @throws FencingTokenRejectedException when a lease was superseded before the write (nothing is booked)
+     * @throws io.fencepost.lock.LeaseLostException when a lease was lost before the commit (nothing is booked)
      */
     public Transfer transfer(String from, String to, long amountCents) {
         if (from == null || to == null || from.equals(to)) {
@@ -74,7 +92,11 @@ public class TransferService {
         try (Lease firstLease = locks.acquire(key(first), lockOptions);
                 Lease secondLease = locks.acquire(key(second), lockOptions)) {
             Map<String, Lease> leases = Map.of(first, firstLease, second, secondLease);
-            return transaction.execute(status -> book(from, to, amountCents, leases));
+            return transaction.execute(status -> {
+                Transfer booked = book(from, to, amountCents, leases);
+                holdUntilCommit(firstLease, secondLease);
+                return booked;
+            });
         }
     }
 
@@ -92,6 +114,19 @@ public class TransferService {
         write(target, target.balanceCents() + amountCents, toToken);
         Transfer booked = transfers.save(Transfer.book(from, to, amountCents, fromToken, toToken));
         return transfers.findById(booked.id()).orElse(booked); // with the database's created_at
+    }
+
+    /** The last statements of the transaction: it commits only while both leases are held. */
+    private void holdUntilCommit(Lease first, Lease second) {
+        Connection connection = DataSourceUtils.getConnection(dataSource); // the transaction's own
+        try {
+            guard.holdUntilCommit(connection, first);
+            guard.holdUntilCommit(connection, second);
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not bind the transfer to its leases: " + e.getMessage(), e);
+        } finally {
+            DataSourceUtils.releaseConnection(connection, dataSource);
+        }
     }
 
     private Account find(String id) {
