@@ -49,11 +49,13 @@
     setText('lease-ms', (state.settings.leaseMillis / 1000) + ' s');
     setText('outage-ms', (state.settings.outageMillis / 1000) + ' s');
 
-    const fencing = $('fencing-toggle');
-    if (fencing.checked !== state.fencing && !fencing.dataset.busy) fencing.checked = state.fencing;
+    const mode = state.fencingMode;
+    document.querySelectorAll('.segmented .seg').forEach((b) => {
+      b.setAttribute('aria-checked', String(b.dataset.mode === mode));
+    });
     const fencingState = $('fencing-state');
-    fencingState.textContent = state.fencing ? 'ON' : 'OFF';
-    fencingState.className = state.fencing ? 'on' : 'off';
+    fencingState.textContent = mode === 'column' ? 'ON' : mode === 'transaction' ? 'TRANSACTION' : 'OFF';
+    fencingState.className = mode === 'off' ? 'off' : 'on';
 
     setText('run-toggle', state.running ? 'Stop workers' : 'Start workers');
     const status = $('status-line');
@@ -186,10 +188,8 @@
   function wire() {
     $('pause-holder').addEventListener('click', () => post('api/lab/pause').then(poll));
     $('kill-store').addEventListener('click', () => post('api/lab/kill-store').then(poll));
-    $('fencing-toggle').addEventListener('change', (event) => {
-      const box = event.target;
-      box.dataset.busy = '1';
-      post('api/lab/fencing?enabled=' + box.checked).then(poll).finally(() => delete box.dataset.busy);
+    document.querySelectorAll('.segmented .seg').forEach((b) => {
+      b.addEventListener('click', () => post('api/lab/fencing?mode=' + b.dataset.mode).then(poll));
     });
     $('run-toggle').addEventListener('click', () => post(running ? 'api/lab/stop' : 'api/lab/start').then(poll));
     $('reset').addEventListener('click', () => {

@@ -74,7 +74,8 @@ public class Lab implements InitializingBean, DisposableBean {
         this.lockManager = lockManager;
         this.clients = new LabLockClients(settings, instance, dataSource, listener);
         this.faults = new LabFaults(settings, jdbc, clients, log, timer);
-        this.experiment = new LabExperiment(settings, "lab:" + instance, new LabResource(jdbc, instance), log, faults);
+        this.experiment = new LabExperiment(
+                settings, "lab:" + instance, new LabResource(jdbc, instance), log, faults, dataSource);
     }
 
     /** Starts the idle check once the lab is fully built (the timer's task calls back into it). */
@@ -108,7 +109,8 @@ public class Lab implements InitializingBean, DisposableBean {
                     null,
                     "info",
                     workers.size() + " workers contend for '" + experiment.key() + "'; lease "
-                            + settings.leaseTime().toMillis() + " ms, fencing " + (faults.fencing() ? "on" : "off"));
+                            + settings.leaseTime().toMillis() + " ms, fencing "
+                            + faults.fencing().id());
             started.forEach(Thread::start);
         } finally {
             lifecycle.unlock();
@@ -158,7 +160,17 @@ public class Lab implements InitializingBean, DisposableBean {
 
     /** Turns the resource's fencing check on or off. */
     public void fencing(boolean enabled) {
-        faults.fencing(enabled);
+        faults.fencing(enabled ? LabFencing.COLUMN : LabFencing.OFF);
+    }
+
+    /**
+     * Protects the resource with a fence column ({@code column}), a fenced transaction ({@code transaction}) or
+     * nothing ({@code off}).
+     *
+     * @throws IllegalArgumentException for another mode
+     */
+    public void fencing(String mode) {
+        faults.fencing(LabFencing.parse(mode));
     }
 
     /** The page's view; {@code since} is the last event it has. */
@@ -177,7 +189,8 @@ public class Lab implements InitializingBean, DisposableBean {
         LabCounters counters = experiment.counters();
         return new LabState(
                 running,
-                faults.fencing(),
+                faults.fencing() == LabFencing.COLUMN,
+                faults.fencing().id(),
                 faults.storeDown(),
                 faults.pausePending(),
                 instance,

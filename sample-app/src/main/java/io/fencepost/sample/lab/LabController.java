@@ -1,6 +1,9 @@
 package io.fencepost.sample.lab;
 
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -56,9 +59,22 @@ public class LabController {
         return ResponseEntity.accepted().build();
     }
 
+    /** {@code enabled=true|false}: a fence column or nothing; {@code mode=column|transaction|off}. */
     @PostMapping("/fencing")
-    public ResponseEntity<Void> fencing(@RequestParam boolean enabled) {
-        lab.fencing(enabled);
+    public ResponseEntity<Void> fencing(
+            @RequestParam(required = false) Boolean enabled, @RequestParam(required = false) String mode) {
+        if (mode != null) {
+            lab.fencing(mode);
+        } else if (enabled != null) {
+            lab.fencing(enabled);
+        } else {
+            return ResponseEntity.badRequest().build();
+        }
         return ResponseEntity.noContent().build();
+    }
+
+    @ExceptionHandler
+    ProblemDetail badRequest(IllegalArgumentException e) {
+        return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, e.getMessage());
     }
 }

@@ -1,8 +1,10 @@
 package io.fencepost.sample.lab;
 
 import io.fencepost.lock.LockOptions;
+import io.fencepost.lock.jdbc.JdbcLeaseGuard;
 import io.fencepost.sample.SampleProperties;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
 
 /**
  * The ground the workers share: the key and lock options they contend with, the resource they write, the faults in
@@ -26,8 +28,19 @@ final class LabExperiment {
 
     private final AtomicLong highestGranted = new AtomicLong();
 
-    LabExperiment(SampleProperties.Lab settings, String key, LabResource resource, LabLog log, LabFaults faults) {
+    private final DataSource transactions;
+
+    private final JdbcLeaseGuard guard = new JdbcLeaseGuard();
+
+    LabExperiment(
+            SampleProperties.Lab settings,
+            String key,
+            LabResource resource,
+            LabLog log,
+            LabFaults faults,
+            DataSource transactions) {
         this.settings = settings;
+        this.transactions = transactions;
         this.key = key;
         this.lockOptions = LabWorker.options(settings.leaseTime());
         this.resource = resource;
@@ -59,8 +72,18 @@ final class LabExperiment {
         return counters;
     }
 
-    boolean fencing() {
+    LabFencing fencing() {
         return faults.fencing();
+    }
+
+    /** Where a worker opens its transaction when the transaction is fenced: the lock table's database. */
+    DataSource transactions() {
+        return transactions;
+    }
+
+    /** Binds a worker's transaction to its lease (the workers' lock clients use the default lock table). */
+    JdbcLeaseGuard guard() {
+        return guard;
     }
 
     boolean takePause() {

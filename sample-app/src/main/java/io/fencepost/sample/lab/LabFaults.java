@@ -4,11 +4,12 @@ import io.fencepost.sample.SampleProperties;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * The faults the page injects: a holder frozen past its lease, an outage of the lock store, and the resource's
- * fencing turned off. The workers and their store links ask it what is in force.
+ * fencing turned off (or moved to the transaction). The workers and their store links ask it what is in force.
  */
 final class LabFaults {
 
@@ -27,7 +28,7 @@ final class LabFaults {
 
     private final ScheduledExecutorService timer;
 
-    private final AtomicBoolean fencing = new AtomicBoolean(true);
+    private final AtomicReference<LabFencing> fencing = new AtomicReference<>(LabFencing.COLUMN);
 
     private final AtomicBoolean storeDown = new AtomicBoolean();
 
@@ -83,19 +84,14 @@ final class LabFaults {
                 TimeUnit.MILLISECONDS);
     }
 
-    /** Turns the resource's fencing check on or off. */
-    void fencing(boolean enabled) {
-        if (fencing.getAndSet(enabled) != enabled) {
-            log.event(
-                    null,
-                    "fencing",
-                    enabled
-                            ? "fencing ON: the resource refuses tokens lower than the highest it has seen"
-                            : "fencing OFF: the resource accepts every write; only the lock stands between workers");
+    /** Protects the resource with a fence column, a fenced transaction, or nothing. */
+    void fencing(LabFencing mode) {
+        if (fencing.getAndSet(mode) != mode) {
+            log.event(null, "fencing", mode.description());
         }
     }
 
-    boolean fencing() {
+    LabFencing fencing() {
         return fencing.get();
     }
 

@@ -1,7 +1,9 @@
 package io.fencepost.sample.lab;
 
+import java.sql.Connection;
 import java.util.Optional;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 /**
  * The lab's protected resource: a counter row per instance. Every accepted write bumps its version, so a writer
@@ -59,6 +61,11 @@ final class LabResource {
 
     /** The whole row, for the page. */
     record State(long value, long version, long fence, String lastWriter, Long lastToken) {}
+
+    /** The same resource, read and written in the transaction open on {@code transaction}. */
+    LabResource in(Connection transaction) {
+        return new LabResource(JdbcClient.create(new SingleConnectionDataSource(transaction, true)), id);
+    }
 
     void init() {
         jdbc.sql(INIT_SQL).param("id", id).update();

@@ -8,6 +8,7 @@ import java.util.List;
  *
  * @param running whether the workers run
  * @param fencing whether the resource checks fencing tokens
+ * @param fencingMode how the resource is protected: column, transaction or off
  * @param storeDown whether the lock store is cut off
  * @param pausePending whether "pause the holder" waits for the next holder
  * @param instance this instance's name
@@ -23,6 +24,7 @@ import java.util.List;
 public record LabState(
         boolean running,
         boolean fencing,
+        String fencingMode,
         boolean storeDown,
         boolean pausePending,
         String instance,

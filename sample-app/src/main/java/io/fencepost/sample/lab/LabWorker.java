@@ -1,10 +1,13 @@
 package io.fencepost.sample.lab;
 
 import io.fencepost.lock.Lease;
+import io.fencepost.lock.LeaseLostException;
 import io.fencepost.lock.LockNotAcquiredException;
 import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.LockStoreException;
 import io.fencepost.lock.jdbc.PostgresLockManager;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
@@ -12,12 +15,13 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DataAccessResourceFailureException;
 
 /**
  * One worker: a lock client of its own (its own {@link PostgresLockManager}, as if it were another process) that
  * repeatedly takes the key, reads the counter, works, and writes the counter plus one. It never checks its lease
- * before writing: a check is never enough, since the pause can come right after it. Only fencing at the resource
- * makes the late write harmless.
+ * before writing: a check is never enough, since the pause can come right after it. Only fencing makes the late
+ * write harmless: at the resource (a fence column), or of the whole transaction, bound to the lease before it commits.
  */
 final class LabWorker implements Runnable {
 
@@ -138,8 +142,13 @@ final class LabWorker implements Runnable {
                     .log()
                     .event(name, "lost", name + "'s lease (token " + fencingToken + ") is lost: " + e.getMessage());
         });
+        if (experiment.fencing() == LabFencing.TRANSACTION) {
+            holdInTransaction(lease);
+            return;
+        }
+        boolean fenced = experiment.fencing() == LabFencing.COLUMN;
         set("holding", fencingToken, "read");
-        Optional<LabResource.Snapshot> read = experiment.resource().read(experiment.fencing(), fencingToken);
+        Optional<LabResource.Snapshot> read = experiment.resource().read(fenced, fencingToken);
         if (read.isEmpty()) {
             rejected(fencingToken, "read");
             return;
@@ -148,36 +157,86 @@ final class LabWorker implements Runnable {
         work(fencingToken);
         long value = read.get().value() + 1;
         set("writing", fencingToken, "writes " + value);
-        Optional<Long> replaced = experiment.resource().write(experiment.fencing(), fencingToken, name, value);
+        Optional<Long> replaced = experiment.resource().write(fenced, fencingToken, name, value);
         if (replaced.isEmpty()) {
             rejected(fencingToken, "write of " + value);
         } else {
-            experiment.counters().writesAccepted.incrementAndGet();
-            long overwritten = replaced.get() - read.get().version();
-            long highest = experiment.highestGranted();
-            if (overwritten > 0 && fencingToken < highest) {
-                // Accepted from a holder whose lease was superseded, over a newer holder's work: two holders at once.
-                experiment.counters().violations.incrementAndGet();
-                experiment.log().outcome(fencingToken, name, "violation");
+            accepted(fencingToken, value, read.get().version(), replaced.get());
+        }
+    }
+
+    /**
+     * The same work in one transaction on the lock table's database, bound to the lease right before it commits: a
+     * holder whose lease ran out meanwhile has its read and write rolled back, whatever the resource would accept.
+     */
+    private void holdInTransaction(Lease lease) throws InterruptedException {
+        long fencingToken = lease.fencingToken();
+        try (Connection transaction = experiment.transactions().getConnection()) {
+            transaction.setAutoCommit(false);
+            LabResource resource = experiment.resource().in(transaction);
+            try {
+                set("holding", fencingToken, "read (in its transaction)");
+                LabResource.Snapshot read = resource.read(false, fencingToken).orElseThrow();
+                set("holding", fencingToken, "read " + read.value() + ", working");
+                work(fencingToken);
+                long value = read.value() + 1;
+                set("writing", fencingToken, "writes " + value + ", then commits if its lease is held");
+                long replaced = resource.write(false, fencingToken, name, value).orElseThrow();
+                experiment.guard().holdUntilCommit(transaction, lease);
+                transaction.commit();
+                accepted(fencingToken, value, read.version(), replaced);
+            } catch (LeaseLostException | SQLException e) {
+                rollBack(transaction);
+                experiment.counters().writesRejected.incrementAndGet();
+                experiment.log().outcome(fencingToken, name, "rejected");
                 experiment
                         .log()
                         .event(
                                 name,
-                                "violation",
-                                "VIOLATION: the resource accepted " + name + "'s write of " + value
-                                        + " with stale token " + fencingToken + " (token " + highest
-                                        + " was granted since): " + overwritten
-                                        + " newer update(s) overwritten");
-            } else {
-                experiment.log().outcome(fencingToken, name, "accepted");
-                experiment
-                        .log()
-                        .event(
-                                name,
-                                "write",
-                                name + " wrote " + value + " with token " + fencingToken
-                                        + (overwritten > 0 ? " (over a stale holder's late write)" : ""));
+                                "rejected",
+                                "ROLLED BACK: " + name + "'s transaction with token " + fencingToken
+                                        + " did not commit: " + e.getMessage());
             }
+        } catch (SQLException e) {
+            throw new DataAccessResourceFailureException("the lab's transaction failed: " + e.getMessage(), e);
+        }
+    }
+
+    private static void rollBack(Connection transaction) {
+        try {
+            transaction.rollback();
+        } catch (SQLException e) {
+            // the server may have ended the session: nothing was committed either way
+        }
+    }
+
+    /** The resource took the write of {@code value}, which replaced version {@code replaced}; read was at {@code read}. */
+    private void accepted(long fencingToken, long value, long read, long replaced) {
+        experiment.counters().writesAccepted.incrementAndGet();
+        long overwritten = replaced - read;
+        long highest = experiment.highestGranted();
+        if (overwritten > 0 && fencingToken < highest) {
+            // Accepted from a holder whose lease was superseded, over a newer holder's work: two holders at once.
+            experiment.counters().violations.incrementAndGet();
+            experiment.log().outcome(fencingToken, name, "violation");
+            experiment
+                    .log()
+                    .event(
+                            name,
+                            "violation",
+                            "VIOLATION: the resource accepted " + name + "'s write of " + value
+                                    + " with stale token " + fencingToken + " (token " + highest
+                                    + " was granted since): " + overwritten
+                                    + " newer update(s) overwritten");
+        } else {
+            experiment.log().outcome(fencingToken, name, "accepted");
+            experiment
+                    .log()
+                    .event(
+                            name,
+                            "write",
+                            name + " wrote " + value + " with token " + fencingToken
+                                    + (overwritten > 0 ? " (over a stale holder's late write)" : ""));
         }
     }
 

@@ -35,8 +35,8 @@ import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * The lab page in a real headless Chromium (Debian's {@code chromium} and {@code chromium-driver}): pausing the
- * holder past its lease is harmless with fencing and a counted violation without it, and killing the store makes
- * acquires fail closed. Skipped, with a message, when the browser is not installed; nothing is downloaded.
+ * holder past its lease is harmless with a fence column, a counted violation without fencing, a rolled-back
+ * transaction with the transaction fenced, and killing the store makes acquires fail closed. Skipped, with a message, when the browser is not installed; nothing is downloaded.
  *
  * <p>{@code -Dlab.screenshot=PATH} also saves the page, as it looks after the violation, to PATH (the README's
  * {@code docs/demo.png} is made that way); it is always saved to {@code target/lab-page.png}.
@@ -156,7 +156,7 @@ class LabPageBrowserTest {
                 .isEmpty());
 
         // Fencing off: the same late write now lands on top of the newer holder's work.
-        browser.findElement(By.cssSelector("label.switch")).click();
+        browser.findElement(By.id("fencing-off")).click();
         wait.until(page -> text("fencing-state").equals("OFF"));
         browser.findElement(By.id("pause-holder")).click();
         wait.until(page -> number("violations") >= 1);
@@ -165,6 +165,16 @@ class LabPageBrowserTest {
                 .anySatisfy(text -> assertThat(text).contains("VIOLATION").contains("with stale token"));
         wait.until(page -> number("resource-lost") >= 1);
         screenshot();
+
+        // Fence the transaction: the paused holder's read and write are rolled back whole; no new violation.
+        browser.findElement(By.id("fencing-transaction")).click();
+        wait.until(page -> text("fencing-state").equals("TRANSACTION"));
+        long violations = number("violations");
+        browser.findElement(By.id("pause-holder")).click();
+        wait.until(page -> eventTexts("rejected").stream().anyMatch(text -> text.contains("ROLLED BACK")));
+        assertThat(eventTexts("rejected"))
+                .anySatisfy(text -> assertThat(text).contains("ROLLED BACK").contains("is no longer held"));
+        assertThat(number("violations")).isEqualTo(violations);
 
         // Kill the store: nobody can be granted the key, acquires fail closed; then the workers carry on.
         long grants = number("grants");
