@@ -8,6 +8,7 @@ import io.fencepost.lock.LeaseLostException;
 import io.fencepost.lock.LockContext;
 import io.fencepost.lock.jdbc.PostgresLockManager;
 import io.fencepost.lock.jdbc.SchemaMode;
+import io.fencepost.lock.jdbc.test.CountingDataSource;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
 import io.fencepost.lock.spring.aop.InvalidDistributedLockException;
 import io.fencepost.lock.spring.autoconfigure.LockAutoConfiguration;
@@ -149,6 +150,28 @@ class FencedTransactionTest {
     }
 
     @Test
+    void theFenceCostsOneStatementInTheTransactionAndNothingElse() {
+        contextRunner
+                .withUserConfiguration(CountedDatabase.class)
+                .withBean(Accounts.class)
+                .run(context -> {
+                    Accounts accounts = context.getBean(Accounts.class);
+                    CountingDataSource counted = context.getBean(CountingDataSource.class);
+                    accounts.depositUnfenced(1, 1); // warm: the pool's first connections, the lock's first statements
+                    accounts.deposit(1, 1);
+                    counted.reset();
+                    accounts.depositUnfenced(1, 1);
+                    int unfenced = counted.statements();
+                    counted.reset();
+                    accounts.deposit(1, 1);
+                    List<String> fencedSql = counted.executedSql();
+                    assertThat(counted.statements())
+                            .as("statements with the fence: %s", fencedSql)
+                            .isEqualTo(unfenced + 1);
+                });
+    }
+
+    @Test
     void fenceTransactionWithoutATransactionFailsTheStartUp() {
         contextRunner
                 .withBean(Untransacted.class)
@@ -237,6 +260,13 @@ class FencedTransactionTest {
             depositWhile(id, amount, () -> {});
         }
 
+        @DistributedLock(key = "'account:' + #id", waitTime = "10s")
+        @Transactional
+        public void depositUnfenced(int id, long amount) {
+            jdbc.update("UPDATE account SET balance = balance + ? WHERE id = ?", amount, id);
+            jdbc.update("INSERT INTO ledger (entry) VALUES (?)", "B +" + amount);
+        }
+
         @DistributedLock(key = "'account:' + #id", waitTime = "10s", fenceTransaction = true)
         @Transactional
         public void depositWhile(int id, long amount, Runnable meanwhile) {
@@ -285,6 +315,16 @@ class FencedTransactionTest {
         @Bean
         JdbcTransactionManager otherTransactions() {
             return new JdbcTransactionManager(other.dataSource());
+        }
+    }
+
+    /** One pool on the test database, counting every statement (the lock's and the transactions'). */
+    @Configuration(proxyBeanMethods = false)
+    static class CountedDatabase {
+
+        @Bean
+        CountingDataSource dataSource() {
+            return new CountingDataSource(db.unpooledDataSource());
         }
     }
 
