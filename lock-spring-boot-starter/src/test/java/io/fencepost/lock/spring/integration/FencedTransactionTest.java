@@ -2,8 +2,10 @@ package io.fencepost.lock.spring.integration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.fencepost.lock.DistributedLock;
+import io.fencepost.lock.Lease;
 import io.fencepost.lock.LeaseLostException;
 import io.fencepost.lock.LockContext;
 import io.fencepost.lock.jdbc.PostgresLockManager;
@@ -12,6 +14,8 @@ import io.fencepost.lock.jdbc.test.CountingDataSource;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
 import io.fencepost.lock.spring.aop.InvalidDistributedLockException;
 import io.fencepost.lock.spring.autoconfigure.LockAutoConfiguration;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -35,6 +39,7 @@ import org.springframework.context.annotation.Primary;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.support.JdbcTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.annotation.Isolation;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -132,6 +137,37 @@ class FencedTransactionTest {
             }
             assertThat(balance()).isEqualTo(100);
             assertThat(ledger()).isEmpty();
+        });
+    }
+
+    @Test
+    void underRepeatableReadARenewalDuringTheTransactionDoesNotFailIt() {
+        contextRunner.withBean(Accounts.class).run(context -> {
+            Accounts accounts = context.getBean(Accounts.class);
+            accounts.depositRepeatableWhile(1, 50, () -> {
+                Lease lease = LockContext.current().orElseThrow();
+                Instant first = lease.expiresAt();
+                // the lease row is updated after the transaction's snapshot was taken
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> lease.expiresAt().isAfter(first));
+            });
+            assertThat(balance()).isEqualTo(150);
+        });
+    }
+
+    @Test
+    void underRepeatableReadALeaseForceReleasedAfterTheSnapshotRollsTheTransactionBack() {
+        contextRunner.withBean(Accounts.class).run(context -> {
+            Accounts accounts = context.getBean(Accounts.class);
+            try (PostgresLockManager operator = PostgresLockManager.builder(context.getBean(DataSource.class))
+                    .schemaMode(SchemaMode.NONE)
+                    .build()) {
+                assertThatThrownBy(
+                                () -> accounts.depositRepeatableWhile(1, 50, () -> operator.forceRelease("account:1")))
+                        .isInstanceOf(LeaseLostException.class)
+                        .hasMessageContaining("after this transaction's snapshot");
+            }
+            assertThat(balance()).isEqualTo(100);
         });
     }
 
@@ -258,6 +294,13 @@ class FencedTransactionTest {
         @Transactional
         public void deposit(int id, long amount) {
             depositWhile(id, amount, () -> {});
+        }
+
+        @DistributedLock(key = "'account:' + #id", leaseTime = "600ms", fenceTransaction = true)
+        @Transactional(isolation = Isolation.REPEATABLE_READ)
+        public void depositRepeatableWhile(int id, long amount, Runnable meanwhile) {
+            jdbc.update("UPDATE account SET balance = balance + ? WHERE id = ?", amount, id);
+            meanwhile.run();
         }
 
         @DistributedLock(key = "'account:' + #id", waitTime = "10s")
