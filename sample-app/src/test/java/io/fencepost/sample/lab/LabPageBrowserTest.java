@@ -158,6 +158,9 @@ class LabPageBrowserTest {
         // Fencing off: the same late write now lands on top of the newer holder's work.
         browser.findElement(By.id("fencing-off")).click();
         wait.until(page -> text("fencing-state").equals("OFF"));
+        // As below: a worker picks the mode when it is granted the key, so let the holds begun with fencing on end.
+        long grantsAtFencingOff = number("grants");
+        wait.until(page -> number("grants") >= grantsAtFencingOff + 2);
         browser.findElement(By.id("pause-holder")).click();
         wait.until(page -> number("violations") >= 1);
         assertThat(text("violations-card", "class")).contains("bad");
