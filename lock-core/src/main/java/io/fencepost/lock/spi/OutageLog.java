@@ -1,6 +1,7 @@
 package io.fencepost.lock.spi;
 
 import java.lang.System.Logger.Level;
+import java.text.MessageFormat;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -38,7 +39,10 @@ public final class OutageLog {
         if (downSinceNanos.compareAndSet(UP, System.nanoTime())) {
             log.log(Level.WARNING, downMessage, String.valueOf(cause));
         }
-        log.log(Level.DEBUG, "failure of the outage logged as: " + downMessage, cause);
+        if (log.isLoggable(Level.DEBUG)) {
+            // Rendered here: a message with a throwable is not formatted again, and must not show its placeholders.
+            log.log(Level.DEBUG, MessageFormat.format(downMessage, String.valueOf(cause)), cause);
+        }
     }
 
     /** The work succeeded: after an outage, says that it ended and how long it lasted. */
