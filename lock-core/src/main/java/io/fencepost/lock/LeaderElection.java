@@ -68,12 +68,11 @@ public final class LeaderElection implements AutoCloseable {
         this.locks = builder.locks;
         this.group = builder.group;
         this.key = "fencepost:leader:" + builder.group;
-        // The group's name goes into the log lines as quoted literal text, whatever characters it has.
-        String quotedGroup = "''" + "'" + builder.group.replace("'", "''") + "'" + "''";
         this.outage = new OutageLog(
                 LOG,
-                "leader election of group " + quotedGroup + " could not reach the lock store: {0}",
-                "leader election of group " + quotedGroup + " reaches the lock store again after {0}");
+                "leader election of group ''{1}'' could not reach the lock store: {0}",
+                "leader election of group ''{1}'' reaches the lock store again after {0}",
+                builder.group);
         this.listener = builder.listener;
         this.options = LockOptions.builder()
                 .name("leader:" + builder.group)

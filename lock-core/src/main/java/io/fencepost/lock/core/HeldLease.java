@@ -4,6 +4,7 @@ import io.fencepost.lock.HeldLeaseInfo;
 import io.fencepost.lock.LeaseLostException;
 import io.fencepost.lock.LeaseMode;
 import io.fencepost.lock.LockOptions;
+import io.fencepost.lock.spi.Durations;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -269,10 +270,10 @@ final class HeldLease {
     /** Why the watchdog saw the safe deadline pass. */
     String whyExpired() {
         if (!options.renew()) {
-            return "its lease time of " + leaseTime + " ran out (renewal is off)";
+            return "its lease time of " + Durations.readable(leaseTime) + " ran out (renewal is off)";
         }
         if (renewalsEnded) {
-            return "its max hold time of " + options.maxHoldTime() + " was reached";
+            return "its max hold time of " + Durations.readable(options.maxHoldTime()) + " was reached";
         }
         return "the store did not confirm a renewal before the lease's safe deadline";
     }

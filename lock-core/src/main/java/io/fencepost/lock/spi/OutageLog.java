@@ -20,6 +20,8 @@ public final class OutageLog {
 
     private final String backMessage;
 
+    private final Object[] subject;
+
     private final AtomicLong downSinceNanos = new AtomicLong(UP);
 
     /**
@@ -27,21 +29,23 @@ public final class OutageLog {
      *     cause
      * @param backMessage the line for the first success after failures, {@code {0}} being the outage's length as
      *     people write it
+     * @param subject what both lines may also name, as {@code {1}}, {@code {2}}, ... (such as a group's name)
      */
-    public OutageLog(System.Logger log, String downMessage, String backMessage) {
+    public OutageLog(System.Logger log, String downMessage, String backMessage, Object... subject) {
         this.log = log;
         this.downMessage = downMessage;
         this.backMessage = backMessage;
+        this.subject = subject.clone();
     }
 
     /** The work failed: the first failure of an outage is logged at WARNING. */
     public void failed(Throwable cause) {
         if (downSinceNanos.compareAndSet(UP, System.nanoTime())) {
-            log.log(Level.WARNING, downMessage, String.valueOf(cause));
+            log.log(Level.WARNING, downMessage, params(String.valueOf(cause)));
         }
         if (log.isLoggable(Level.DEBUG)) {
             // Rendered here: a message with a throwable is not formatted again, and must not show its placeholders.
-            log.log(Level.DEBUG, MessageFormat.format(downMessage, String.valueOf(cause)), cause);
+            log.log(Level.DEBUG, MessageFormat.format(downMessage, params(String.valueOf(cause))), cause);
         }
     }
 
@@ -49,8 +53,15 @@ public final class OutageLog {
     public void succeeded() {
         long since = downSinceNanos.getAndSet(UP);
         if (since != UP) {
-            log.log(Level.INFO, backMessage, Durations.readable(Duration.ofNanos(System.nanoTime() - since)));
+            log.log(Level.INFO, backMessage, params(Durations.readable(Duration.ofNanos(System.nanoTime() - since))));
         }
+    }
+
+    private Object[] params(String first) {
+        Object[] params = new Object[subject.length + 1];
+        params[0] = first;
+        System.arraycopy(subject, 0, params, 1, subject.length);
+        return params;
     }
 
     /** Whether the last outcome was a failure. */
