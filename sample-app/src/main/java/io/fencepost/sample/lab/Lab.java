@@ -73,9 +73,10 @@ public class Lab implements InitializingBean, DisposableBean {
         this.instance = properties.instanceName();
         this.lockManager = lockManager;
         this.clients = new LabLockClients(settings, instance, dataSource, listener);
-        this.faults = new LabFaults(settings, jdbc, clients, log, timer);
+        LabCounters counters = new LabCounters();
+        this.faults = new LabFaults(settings, jdbc, clients, log, counters, timer);
         this.experiment = new LabExperiment(
-                settings, "lab:" + instance, new LabResource(jdbc, instance), log, faults, dataSource);
+                settings, "lab:" + instance, new LabResource(jdbc, instance), log, faults, counters, dataSource);
     }
 
     /** Starts the idle check once the lab is fully built (the timer's task calls back into it). */

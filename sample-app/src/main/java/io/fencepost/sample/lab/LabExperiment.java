@@ -24,7 +24,7 @@ final class LabExperiment {
 
     private final LabFaults faults;
 
-    private final LabCounters counters = new LabCounters();
+    private final LabCounters counters;
 
     private final AtomicLong highestGranted = new AtomicLong();
 
@@ -38,6 +38,7 @@ final class LabExperiment {
             LabResource resource,
             LabLog log,
             LabFaults faults,
+            LabCounters counters,
             DataSource transactions) {
         this.settings = settings;
         this.transactions = transactions;
@@ -46,6 +47,7 @@ final class LabExperiment {
         this.resource = resource;
         this.log = log;
         this.faults = faults;
+        this.counters = counters;
     }
 
     String key() {

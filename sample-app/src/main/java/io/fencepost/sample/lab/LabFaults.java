@@ -26,6 +26,8 @@ final class LabFaults {
 
     private final LabLog log;
 
+    private final LabCounters counters;
+
     private final ScheduledExecutorService timer;
 
     private final AtomicReference<LabFencing> fencing = new AtomicReference<>(LabFencing.COLUMN);
@@ -39,11 +41,13 @@ final class LabFaults {
             JdbcClient jdbc,
             LabLockClients clients,
             LabLog log,
+            LabCounters counters,
             ScheduledExecutorService timer) {
         this.settings = settings;
         this.jdbc = jdbc;
         this.clients = clients;
         this.log = log;
+        this.counters = counters;
         this.timer = timer;
     }
 
@@ -63,6 +67,7 @@ final class LabFaults {
         if (!storeDown.compareAndSet(false, true)) {
             return;
         }
+        LabState.Counters before = counters.view();
         // Through the application's pool: the lock pool's own connections are the ones being cut.
         Integer terminated = jdbc.sql(TERMINATE_SQL)
                 .param("application", clients.applicationName())
@@ -77,11 +82,22 @@ final class LabFaults {
                         + settings.outageTime().toMillis() + " ms");
         timer.schedule(
                 () -> {
+                    // Counted before the store is back, so that nothing granted afterwards is blamed on the outage.
+                    String outcome = outcome(before, counters.view());
                     storeDown.set(false);
-                    log.event(null, "store-up", "lock store reachable again");
+                    log.event(null, "store-up", "lock store reachable again; while it was down: " + outcome);
                 },
                 settings.outageTime().toMillis(),
                 TimeUnit.MILLISECONDS);
+    }
+
+    /** What the outage did: acquires failed closed, and (the point) no grant and so no violation. */
+    private static String outcome(LabState.Counters before, LabState.Counters after) {
+        // A reset during the outage zeroes the counters: count from zero then.
+        long failed = after.storeErrors() - Math.min(before.storeErrors(), after.storeErrors());
+        long grants = after.grants() - Math.min(before.grants(), after.grants());
+        long violations = after.violations() - Math.min(before.violations(), after.violations());
+        return failed + " acquire(s) failed closed, " + grants + " grant(s), " + violations + " violation(s)";
     }
 
     /** Protects the resource with a fence column, a fenced transaction, or nothing. */
