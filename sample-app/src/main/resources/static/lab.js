@@ -5,6 +5,8 @@
   const POLL_MS = 400;
   const LEDGER_POLL_MS = 2000;
   const MAX_EVENTS = 120;
+  const MAX_PINNED = 40;
+  const PINNED_KINDS = ['rejected', 'violation'];
 
   let lastSeq = 0;
   let running = false;
@@ -45,6 +47,7 @@
     running = state.running;
     setText('instance', state.instance);
     setText('lock-key', state.key);
+    renderLocksLink(state.key);
     setText('pause-ms', (state.settings.pauseMillis / 1000) + ' s');
     setText('lease-ms', (state.settings.leaseMillis / 1000) + ' s');
     setText('outage-ms', (state.settings.outageMillis / 1000) + ' s');
@@ -75,11 +78,40 @@
     setText('store-errors', c.storeErrors);
     setText('leases-lost', c.leasesLost);
 
+    renderOutage(state);
     renderHolder(state);
     renderWorkers(state.workers);
-    renderResource(state.resource);
+    renderResource(state.resource, mode);
     renderGrants(state.grants);
     appendEvents(state.events);
+  }
+
+  // The lab's workers have lock clients of their own, which /actuator/locks (this instance's manager) does not list:
+  // the link shows the store's view of their key instead.
+  function renderLocksLink(key) {
+    const link = $('locks-link');
+    const path = 'actuator/locks/' + key.split('/').map(encodeURIComponent).join('/');
+    if (link.getAttribute('href') !== path) {
+      link.setAttribute('href', path);
+      link.textContent = '/actuator/locks/' + key;
+    }
+  }
+
+  // While the store is down, and after it (from the lab's store-up event): what the outage did.
+  function renderOutage(state) {
+    if (!state.storeDown) return;
+    const box = $('outage-result');
+    box.hidden = false;
+    box.className = 'outcome';
+    setText('outage-result', 'Store down: acquires fail closed and nobody is granted the key. What it did shows here'
+      + ' when the store is back.');
+  }
+
+  function outageOver(e) {
+    const box = $('outage-result');
+    box.hidden = false;
+    box.className = 'outcome ' + (/ 0 violation\(s\)/.test(e.text) ? 'ok' : 'bad');
+    setText('outage-result', 'Last outage: ' + e.text.replace(/^.*while it was down: /, '') + '.');
   }
 
   function renderHolder(state) {
@@ -105,7 +137,7 @@
       el('div', { class: 'detail' }, w.fencingToken != null ? 'token ' + w.fencingToken + ' · ' + w.detail : w.detail))));
   }
 
-  function renderResource(r) {
+  function renderResource(r, mode) {
     setText('resource-value', r.value);
     setText('resource-expected', r.expectedValue);
     const lost = Math.max(0, r.expectedValue - r.value);
@@ -115,6 +147,18 @@
     setText('resource-last', r.lastWriter
       ? 'last written by worker ' + r.lastWriter + ' with token ' + r.lastToken + ' (version ' + r.version + ')'
       : 'not written yet');
+    let note;
+    if (mode === 'column') {
+      note = 'The fence is the highest token the resource has seen; it refuses reads and writes with a lower one.';
+    } else if (mode === 'transaction') {
+      note = 'The transaction is fenced: the resource checks and records no token, so its fence stays at ' + r.fence
+        + ' (from when the fence column was on); the lease, confirmed right before each commit, protects it.';
+    } else {
+      note = 'Fencing is off: the resource checks and records no token, so its fence stays at ' + r.fence
+        + ' (the highest token seen while the fence column was on) while new grants\' tokens pass it by.'
+        + ' It means nothing now: any write is accepted.';
+    }
+    setText('fence-note', note);
   }
 
   function renderGrants(grants) {
@@ -128,8 +172,23 @@
     events.forEach((e) => {
       lastSeq = Math.max(lastSeq, e.seq);
       list.prepend(el('li', { class: e.kind, 'data-kind': e.kind }, el('time', {}, clock(e.at)), e.text));
+      if (PINNED_KINDS.includes(e.kind)) pin(e);
+      if (e.kind === 'store-up') outageOver(e);
     });
     while (list.children.length > MAX_EVENTS) list.lastElementChild.remove();
+  }
+
+  // Rejections and violations are rare and matter: they stay in view while the event log scrolls on.
+  function pin(e) {
+    const pinned = $('pinned');
+    $('pinned-empty').hidden = true;
+    $('pinned-empty').after(el('li', { class: e.kind, 'data-kind': e.kind }, el('time', {}, clock(e.at)), e.text));
+    while (pinned.children.length > MAX_PINNED + 1) pinned.lastElementChild.remove();
+  }
+
+  function unpinAll() {
+    $('pinned').querySelectorAll('li:not(#pinned-empty)').forEach((li) => li.remove());
+    $('pinned-empty').hidden = false;
   }
 
   async function poll() {
@@ -194,6 +253,8 @@
     $('run-toggle').addEventListener('click', () => post(running ? 'api/lab/stop' : 'api/lab/start').then(poll));
     $('reset').addEventListener('click', () => {
       $('events').replaceChildren();
+      unpinAll();
+      $('outage-result').hidden = true;
       post('api/lab/reset').then(poll);
     });
     $('random-transfers').addEventListener('click', randomTransfers);

@@ -5,6 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fencepost.sample.TestDatabase;
 import java.io.File;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -21,6 +27,7 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
@@ -134,6 +141,7 @@ class LabPageBrowserTest {
         wait.until(page -> number("grants") >= 3);
         assertThat(text("fencing-state")).isEqualTo("ON");
         assertThat(browser.findElements(By.cssSelector("#workers .worker"))).hasSize(3);
+        pageExplainsWhatItShows();
 
         // The ledger's REST API, from the page: twenty transfers at once, and money is neither made nor lost.
         wait.until(page ->
@@ -151,6 +159,7 @@ class LabPageBrowserTest {
         assertThat(eventTexts("rejected"))
                 .anySatisfy(
                         text -> assertThat(text).contains("REJECTED").contains("the resource has already seen token"));
+        String firstRejection = eventTexts("rejected").get(0);
         assertThat(eventTexts("pause")).anySatisfy(text -> assertThat(text).contains("is frozen for 2500 ms"));
         wait.until(page -> !browser.findElements(By.cssSelector("#grants-body tr[data-outcome='rejected']"))
                 .isEmpty());
@@ -158,6 +167,11 @@ class LabPageBrowserTest {
         // Fencing off: the same late write now lands on top of the newer holder's work.
         browser.findElement(By.id("fencing-off")).click();
         wait.until(page -> text("fencing-state").equals("OFF"));
+        // With fencing off the fence stops moving: the page says why, with the value it shows.
+        wait.until(page -> text("fence-note").startsWith("Fencing is off"));
+        assertThat(text("fence-note"))
+                .contains("its fence stays at " + text("resource-fence"))
+                .contains("checks and records no token");
         // As below: a worker picks the mode when it is granted the key, so let the holds begun with fencing on end.
         long grantsAtFencingOff = number("grants");
         wait.until(page -> number("grants") >= grantsAtFencingOff + 2);
@@ -167,6 +181,7 @@ class LabPageBrowserTest {
         assertThat(eventTexts("violation"))
                 .anySatisfy(text -> assertThat(text).contains("VIOLATION").contains("with stale token"));
         wait.until(page -> number("resource-lost") >= 1);
+        String firstViolation = eventTexts("violation").get(0);
         screenshot();
 
         // Fence the transaction: the paused holder's read and write are rolled back whole; no new violation.
@@ -188,7 +203,49 @@ class LabPageBrowserTest {
         wait.until(page -> text("status-line").equals("LOCK STORE DOWN"));
         wait.until(page -> number("store-errors") >= 1);
         assertThat(eventTexts("store-down")).anySatisfy(text -> assertThat(text).contains("pg_terminate_backend"));
+        wait.until(page -> text("outage-result").startsWith("Store down"));
         wait.until(page -> text("status-line").equals("workers running") && number("grants") > grants + 2);
+        // What the outage did, measured from the counters while the page saw the store down: it failed closed.
+        assertThat(text("outage-result"))
+                .startsWith("Last outage:")
+                .containsPattern("[1-9][0-9]* acquire\\(s\\) failed closed")
+                .contains(" 0 grant(s), 0 violation(s)");
+
+        // By now the event log has moved on, but the first rejection and violation are still in view.
+        assertThat(pinned("rejected")).contains(firstRejection);
+        assertThat(pinned("violation")).contains(firstViolation);
+        assertThat(browser.findElement(By.id("pinned")).isDisplayed()).isTrue();
+    }
+
+    /** The page says what "kill the store" does, why tokens skip numbers, and links to the lab's own lease. */
+    private void pageExplainsWhatItShows() {
+        assertThat(text("tagline")).doesNotContainIgnoringCase("kill the store and");
+        assertThat(text("kill-store-effect"))
+                .contains("fails closed")
+                .contains("nobody is granted the key")
+                .contains("no violation");
+        assertThat(text("token-note")).contains("a gap is not a lost grant");
+        assertThat(browser.findElement(By.id("token-note")).isDisplayed()).isTrue();
+
+        WebElement link = browser.findElement(By.id("locks-link"));
+        assertThat(link.getText()).isEqualTo("/actuator/locks/lab:browser");
+        String href = link.getDomProperty("href");
+        // The store's view of the lab's key names a lab worker as its holder (the key may be free for a moment).
+        HttpClient http = HttpClient.newHttpClient();
+        new WebDriverWait(browser, STEP).until(page -> {
+            try {
+                HttpResponse<String> response =
+                        http.send(HttpRequest.newBuilder(URI.create(href)).build(), BodyHandlers.ofString());
+                return response.statusCode() == 200
+                        && response.body().contains("\"key\":\"lab:browser\"")
+                        && response.body().matches(".*\"holder\":\"lab-[A-C]@browser\".*");
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        });
     }
 
     private long number(String id) {
@@ -201,6 +258,12 @@ class LabPageBrowserTest {
 
     private String text(String id, String attribute) {
         return browser.findElement(By.id(id)).getDomAttribute(attribute);
+    }
+
+    private List<String> pinned(String kind) {
+        return browser.findElements(By.cssSelector("#pinned li[data-kind='" + kind + "']")).stream()
+                .map(event -> event.getDomProperty("textContent"))
+                .toList();
     }
 
     private List<String> eventTexts(String kind) {
