@@ -43,7 +43,10 @@ import org.springframework.test.context.DynamicPropertySource;
 /**
  * The lab page in a real headless Chromium (Debian's {@code chromium} and {@code chromium-driver}): pausing the
  * holder past its lease is harmless with a fence column, a counted violation without fencing, a rolled-back
- * transaction with the transaction fenced, and killing the store makes acquires fail closed. Skipped, with a message, when the browser is not installed; nothing is downloaded.
+ * transaction with the transaction fenced, and killing the store makes acquires fail closed (no grant, no violation).
+ * It also checks what the page explains (what killing the store does, token gaps, the fence with fencing off), that
+ * the header's locks link answers with the lab's own lease, and that rejections and violations stay pinned. Skipped,
+ * with a message, when the browser is not installed; nothing is downloaded.
  *
  * <p>{@code -Dlab.screenshot=PATH} also saves the page, as it looks after the violation, to PATH (the README's
  * {@code docs/demo.png} is made that way); it is always saved to {@code target/lab-page.png}.
@@ -205,13 +208,13 @@ class LabPageBrowserTest {
         assertThat(eventTexts("store-down")).anySatisfy(text -> assertThat(text).contains("pg_terminate_backend"));
         wait.until(page -> text("outage-result").startsWith("Store down"));
         wait.until(page -> text("status-line").equals("workers running") && number("grants") > grants + 2);
-        // What the outage did, measured from the counters while the page saw the store down: it failed closed.
+        // What the outage did, counted by the lab from the kill until the store was back: it failed closed.
         assertThat(text("outage-result"))
                 .startsWith("Last outage:")
                 .containsPattern("[1-9][0-9]* acquire\\(s\\) failed closed")
                 .contains(" 0 grant(s), 0 violation(s)");
 
-        // By now the event log has moved on, but the first rejection and violation are still in view.
+        // However far the event log has moved on, the pinned list still shows the first rejection and violation.
         assertThat(pinned("rejected")).contains(firstRejection);
         assertThat(pinned("violation")).contains(firstViolation);
         assertThat(browser.findElement(By.id("pinned")).isDisplayed()).isTrue();
