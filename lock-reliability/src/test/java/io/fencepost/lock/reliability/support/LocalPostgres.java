@@ -94,6 +94,11 @@ public final class LocalPostgres implements AutoCloseable {
         return Optional.empty();
     }
 
+    /** The {@code bin} directory of the binaries clusters are made with, if there is one. */
+    public static Optional<Path> binDirectory() {
+        return bin();
+    }
+
     private static Optional<Path> bin() {
         String configured = System.getenv(BIN_VARIABLE);
         if (configured != null && !configured.isBlank()) {
