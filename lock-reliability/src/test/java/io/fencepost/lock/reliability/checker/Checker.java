@@ -2,6 +2,7 @@ package io.fencepost.lock.reliability.checker;
 
 import io.fencepost.lock.jdbc.PostgresLockManager;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import io.fencepost.lock.reliability.cluster.PatroniCluster;
 import io.fencepost.lock.reliability.support.FaultyProxy;
 import io.fencepost.lock.reliability.support.LocalPostgres;
 import java.io.IOException;
@@ -13,6 +14,7 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,15 +44,47 @@ public final class Checker {
         LATENCY(1, "proxy adds 10-150 ms per chunk for 1-3 s"),
         PAUSE_PROCESS(2, "SIGSTOP of a worker JVM for 0.5-2.5 lease times, then SIGCONT"),
         KILL_PROCESS(1, "SIGKILL of a worker JVM, replaced by a new one (at most one per 20 s)"),
-        RESTART_DATABASE(1, "immediate-mode crash and restart of PostgreSQL (at most one per 15 s)");
+        RESTART_DATABASE(1, "immediate-mode crash and restart of PostgreSQL (at most one per 15 s)"),
+        SWITCHOVER("cluster: switchover through Patroni", false),
+        KILL_POSTMASTER("cluster: kill -9 of the primary's postmaster (Patroni restarts it)", false),
+        CRASH_PRIMARY("cluster: kill -9 of the primary's Patroni and PostgreSQL (failover)", true),
+        FREEZE_PRIMARY("cluster: SIGSTOP of the primary machine until a replica took over, then SIGCONT", true),
+        PARTITION_PRIMARY("cluster: primary cut off from etcd's majority and the replicas until a failover", true),
+        PARTITION_CLIENT("cluster: one client host cut off from the primary (2-6 s)", false),
+        STALL_REPLICATION("cluster: SIGSTOP of the primary's WAL senders (1-4 s)", false),
+        LOSE_UNREPLICATED_GRANTS(
+                "cluster: replication stalled, a lease taken on the primary alone, the primary killed", true);
 
         final int weight;
 
         final String description;
 
+        /** A fault of a Patroni cluster run, injected in a rotation rather than drawn by weight. */
+        final boolean cluster;
+
+        /** Whether the fault makes another node primary (its first grant afterwards is a failover time). */
+        final boolean failover;
+
         Fault(int weight, String description) {
             this.weight = weight;
             this.description = description;
+            this.cluster = false;
+            this.failover = false;
+        }
+
+        Fault(String description, boolean failover) {
+            this.weight = 0;
+            this.description = description;
+            this.cluster = true;
+            this.failover = failover;
+        }
+
+        /** Whether the fault works on a cluster run, whose workers connect directly (no proxies, one server less). */
+        boolean proxyless() {
+            return switch (this) {
+                case TERMINATE_LOCK_BACKENDS, TERMINATE_WRITE_BACKENDS, PAUSE_PROCESS, KILL_PROCESS -> true;
+                default -> cluster;
+            };
         }
     }
 
@@ -61,7 +95,8 @@ public final class Checker {
             Duration elapsed,
             Map<Fault, Integer> faults,
             HistoryAnalyzer.Verdict verdict,
-            List<String> problems) {
+            List<String> problems,
+            List<ClusterFaults.Outage> outages) {
 
         /** Total faults injected. */
         public int faultCount() {
@@ -126,6 +161,7 @@ public final class Checker {
             verdict.violationsByKind()
                     .forEach((kind, n) ->
                             out.append("- ").append(kind).append(": ").append(n).append('\n'));
+            out.append(ClusterFaults.markdown(outages));
             verdict.violations().stream()
                     .limit(10)
                     .forEach(v -> out.append("  - ").append(v).append('\n'));
@@ -164,6 +200,15 @@ public final class Checker {
 
     private long lastRestart;
 
+    private PatroniCluster patroni;
+
+    private ClusterFaults clusterFaults;
+
+    private String clusterUrl;
+
+    /** In a cluster run, whether the next fault is one of the cluster's (they alternate with the small ones). */
+    private boolean clusterTurn = true;
+
     private Checker(CheckerConfig config) {
         this.config = config;
         this.random = new Random(config.seed() ^ 0x5DEECE66DL);
@@ -184,13 +229,29 @@ public final class Checker {
                     Duration.ofNanos(System.nanoTime() - start),
                     Map.copyOf(checker.faults),
                     verdict,
-                    List.copyOf(checker.problems));
+                    List.copyOf(checker.problems),
+                    checker.clusterFaults == null ? List.of() : checker.clusterFaults.outages());
         } finally {
             checker.cleanUp();
         }
     }
 
-    private String startDatabase() throws SQLException {
+    private String startDatabase() throws SQLException, IOException {
+        if (config.cluster() != CheckerConfig.Cluster.NONE) {
+            PatroniCluster.Replication replication = config.cluster() == CheckerConfig.Cluster.PATRONI_SYNCHRONOUS
+                    ? PatroniCluster.Replication.SYNCHRONOUS
+                    : PatroniCluster.Replication.ASYNCHRONOUS;
+            patroni = PatroniCluster.start(replication, config.processes());
+            try (Connection connection = DriverManager.getConnection(patroni.url("postgres"));
+                    Statement statement = connection.createStatement()) {
+                statement.execute("CREATE DATABASE checker");
+            }
+            clusterUrl = patroni.url("checker");
+            clusterFaults = new ClusterFaults(patroni, clusterUrl, random);
+            return "a three-node Patroni cluster with etcd in network namespaces, "
+                    + replication.name().toLowerCase()
+                    + " replication (workers on client hosts of their own, connecting with a multi-host URL)";
+        }
         if (config.ownServer() && LocalPostgres.missing().isEmpty()) {
             cluster = LocalPostgres.init("checker", Map.of("fsync", "off", "max_connections", "300"))
                     .start();
@@ -215,6 +276,9 @@ public final class Checker {
     }
 
     private String directUrl() {
+        if (clusterUrl != null) {
+            return clusterUrl;
+        }
         return "jdbc:postgresql://" + host + ":" + port + "/" + database + query;
     }
 
@@ -243,32 +307,55 @@ public final class Checker {
         long startMillis = System.currentTimeMillis();
         long endMillis = startMillis + config.duration().toMillis();
         for (int p = 0; p < config.processes(); p++) {
-            Worker worker = new Worker(p, new FaultyProxy(host, port));
+            Worker worker = new Worker(p, patroni == null ? new FaultyProxy(host, port) : null);
             worker.spawn("p" + p, config.duration().toMillis());
             workers.add(worker);
         }
         if (config.faults()) {
-            Thread.sleep(Math.min(2_000, config.duration().toMillis() / 10));
+            // On a cluster the workers start on client hosts and find the primary first: give them time to get going.
+            Thread.sleep(
+                    patroni != null ? 8_000 : Math.min(2_000, config.duration().toMillis() / 10));
             long faultsUntil = endMillis - Math.min(3_000, config.duration().toMillis() / 10);
             while (System.currentTimeMillis() < faultsUntil) {
-                inject(pick(), endMillis);
+                inject(pick(endMillis), endMillis);
                 Thread.sleep(300 + random.nextInt(1_500));
             }
         }
         for (Worker worker : workers) {
-            worker.proxy.resume();
+            if (worker.proxy != null) {
+                worker.proxy.resume();
+            }
         }
         for (Worker worker : workers) {
             worker.awaitAll(Math.max(0, endMillis - System.currentTimeMillis()) + 120_000);
         }
+        if (patroni != null) {
+            patroni.heal();
+            patroni.awaitHealthy(Duration.ofSeconds(120));
+            problems.addAll(clusterFaults.problems());
+        }
         try (Connection connection = admin()) {
+            if (clusterFaults != null) {
+                clusterFaults.recordHeldGrants(connection);
+            }
             return HistoryAnalyzer.analyze(connection);
         }
     }
 
-    private Fault pick() {
+    private Fault pick(long endMillis) {
+        if (patroni != null) {
+            // A cluster fault and its recovery take up to half a minute: none starts that the run cannot wait out.
+            boolean room = endMillis - System.currentTimeMillis() > 40_000;
+            clusterTurn = !clusterTurn;
+            if (room && !clusterTurn) {
+                return clusterFaults.next();
+            }
+        }
         List<Fault> allowed = new ArrayList<>();
         for (Fault fault : Fault.values()) {
+            if (fault.cluster || (patroni != null && !fault.proxyless())) {
+                continue;
+            }
             boolean ok = switch (fault) {
                 case KILL_PROCESS -> System.currentTimeMillis() - lastKill > 20_000;
                 case RESTART_DATABASE -> cluster != null && System.currentTimeMillis() - lastRestart > 15_000;
@@ -321,6 +408,7 @@ public final class Checker {
                 Thread.sleep(200 + random.nextInt(800));
                 cluster.start();
             }
+            default -> clusterFaults.inject(fault);
         }
         faults.merge(fault, 1, Integer::sum);
     }
@@ -352,7 +440,16 @@ public final class Checker {
     private void cleanUp() {
         for (Worker worker : workers) {
             worker.destroy();
-            worker.proxy.close();
+            if (worker.proxy != null) {
+                worker.proxy.close();
+            }
+        }
+        if (clusterFaults != null) {
+            clusterFaults.close();
+        }
+        if (patroni != null) {
+            patroni.keepLogs(logDirectory.resolve("cluster"));
+            patroni.close();
         }
         if (cluster != null) {
             cluster.close();
@@ -385,8 +482,10 @@ public final class Checker {
         void spawn(String processName, long durationMillis) throws IOException {
             this.name = processName;
             this.log = logDirectory.resolve(processName + ".log");
-            String viaProxy = "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + database + query;
-            List<String> command = new ArrayList<>(List.of(
+            String viaProxy =
+                    proxy == null ? clusterUrl : "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + database + query;
+            List<String> command = new ArrayList<>(patroni == null ? List.of() : patroni.clientCommand(index));
+            command.addAll(List.of(
                     Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-Xmx192m",
                     "-XX:+UseSerialGC",

@@ -28,6 +28,8 @@ import java.util.List;
  * @param faults whether to inject faults
  * @param ownServer whether to run on a PostgreSQL of the run's own (then the database is also crashed and
  *     restarted); else on the shared test server
+ * @param cluster whether to run on a three-node Patroni cluster in network namespaces instead (then the faults are
+ *     switchovers, failovers and partitions, besides those that need no proxy), and how it replicates
  * @param mode what the workers run
  * @param seed the seed of every random choice in the workers (the fault schedule has its own, from it)
  */
@@ -51,8 +53,19 @@ public record CheckerConfig(
         double zeroHoldShare,
         boolean faults,
         boolean ownServer,
+        Cluster cluster,
         WorkerMode mode,
         long seed) {
+
+    /** Where the run's database lives. */
+    public enum Cluster {
+        /** A single server: the run's own, or the shared test server. */
+        NONE,
+        /** A Patroni cluster with {@code synchronous_mode} and {@code synchronous_mode_strict}. */
+        PATRONI_SYNCHRONOUS,
+        /** A Patroni cluster replicating asynchronously: the contrast run, where grants are lost. */
+        PATRONI_ASYNCHRONOUS
+    }
 
     public CheckerConfig {
         if (permitKeys > 0 && permits < 2) {
@@ -101,6 +114,7 @@ public record CheckerConfig(
                 .zeroHoldShare(doubleProperty("zeroHoldShare", c.zeroHoldShare))
                 .faults(Boolean.parseBoolean(System.getProperty("fencepost.checker.faults", "true")))
                 .ownServer(Boolean.parseBoolean(System.getProperty("fencepost.checker.ownServer", "true")))
+                .cluster(Cluster.valueOf(System.getProperty("fencepost.checker.cluster", c.cluster.name())))
                 .mode(WorkerMode.valueOf(System.getProperty("fencepost.checker.mode", c.mode.name())))
                 .seed(Long.getLong("fencepost.checker.seed", c.seed))
                 .build();
@@ -137,6 +151,7 @@ public record CheckerConfig(
                 .zeroHoldShare(zeroHoldShare)
                 .faults(faults)
                 .ownServer(ownServer)
+                .cluster(cluster)
                 .mode(mode)
                 .seed(seed);
     }
@@ -167,6 +182,7 @@ public record CheckerConfig(
         private double zeroHoldShare = 0.95;
         private boolean faults = true;
         private boolean ownServer = true;
+        private Cluster cluster = Cluster.NONE;
         private WorkerMode mode = WorkerMode.CORRECT;
         private long seed = System.nanoTime();
 
@@ -265,6 +281,11 @@ public record CheckerConfig(
             return this;
         }
 
+        public Builder cluster(Cluster cluster) {
+            this.cluster = cluster;
+            return this;
+        }
+
         public Builder mode(WorkerMode mode) {
             this.mode = mode;
             return this;
@@ -296,6 +317,7 @@ public record CheckerConfig(
                     zeroHoldShare,
                     faults,
                     ownServer,
+                    cluster,
                     mode,
                     seed);
         }

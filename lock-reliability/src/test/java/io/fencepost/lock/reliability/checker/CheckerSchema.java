@@ -31,7 +31,8 @@ public final class CheckerSchema {
                 expires_at      timestamptz,
                 lease_mode      text,                 -- exclusive | shared | permits
                 permits         int,
-                at              timestamptz NOT NULL DEFAULT clock_timestamp()
+                at              timestamptz NOT NULL DEFAULT clock_timestamp(),
+                node            inet        DEFAULT inet_server_addr() -- the server that wrote it (a cluster's node)
             );
 
             -- The leases a version of a lock row stands for: the row itself when exclusive, else one per entry of
@@ -105,6 +106,7 @@ public final class CheckerSchema {
                 lease_mode            text        NOT NULL, -- what the client asked for: exclusive | shared | permits
                 release_outcome       text        NOT NULL, -- removed | not-removed | failed
                 release_asked_at      timestamptz,          -- database clock just before the holder's release
+                granted_at            timestamptz,          -- database clock at the grant: its expiry less its lease
                 lost_reason           text,
                 writes_accepted       int         NOT NULL,
                 writes_rejected       int         NOT NULL,

@@ -253,7 +253,7 @@ public final class CheckerWorker {
                 continue;
             }
             Lease lease = acquired.get();
-            ClientGrant grant = sink.claim(lease, thread, behaviour, leaseMode);
+            ClientGrant grant = sink.claim(lease, thread, behaviour, leaseMode, leaseTime);
             switch (behaviour) {
                 case QUICK, MIN_HOLD -> {
                     write(lease, grant, thread);
@@ -471,6 +471,8 @@ public final class CheckerWorker {
         final Behaviour behaviour;
         final LeaseMode mode;
         volatile Instant confirmedExpiresAt;
+        /** The store's clock at the grant: the expiry it confirmed then, less the lease time asked for. */
+        final Instant grantedAt;
         final AtomicInteger renewals = new AtomicInteger();
         volatile String lostReason;
         volatile boolean storeRemoved;
@@ -480,13 +482,20 @@ public final class CheckerWorker {
         final AtomicInteger writesRejected = new AtomicInteger();
         final AtomicInteger writesFailed = new AtomicInteger();
 
-        ClientGrant(Lease lease, String thread, Behaviour behaviour, LeaseMode mode, Instant expiresAt) {
+        ClientGrant(
+                Lease lease,
+                String thread,
+                Behaviour behaviour,
+                LeaseMode mode,
+                Instant expiresAt,
+                Duration leaseTime) {
             this.key = lease.key();
             this.token = lease.fencingToken();
             this.thread = thread;
             this.behaviour = behaviour;
             this.mode = mode;
             this.confirmedExpiresAt = expiresAt;
+            this.grantedAt = expiresAt == null ? null : expiresAt.minus(leaseTime);
         }
     }
 
@@ -501,9 +510,9 @@ public final class CheckerWorker {
             return lease.key() + '#' + lease.fencingToken();
         }
 
-        ClientGrant claim(Lease lease, String thread, Behaviour behaviour, LeaseMode mode) {
+        ClientGrant claim(Lease lease, String thread, Behaviour behaviour, LeaseMode mode, Duration leaseTime) {
             Instant expires = confirmed.getOrDefault(id(lease), lease.expiresAt());
-            ClientGrant grant = new ClientGrant(lease, thread, behaviour, mode, expires);
+            ClientGrant grant = new ClientGrant(lease, thread, behaviour, mode, expires, leaseTime);
             grants.put(id(lease), grant);
             return grant;
         }
@@ -600,8 +609,8 @@ public final class CheckerWorker {
         private static final String INSERT_SQL = """
                 INSERT INTO checker_client_grant (process, thread, lock_key, fencing_token, confirmed_expires_at,
                     renewals, behaviour, release_outcome, lost_reason, writes_accepted, writes_rejected, writes_failed,
-                    release_asked_at, lease_mode)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    release_asked_at, lease_mode, granted_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (process, thread, lock_key, fencing_token) DO NOTHING
                 """;
 
@@ -677,6 +686,7 @@ public final class CheckerWorker {
                         insert.setInt(12, g.writesFailed.get());
                         insert.setTimestamp(13, g.releaseAskedAt == null ? null : Timestamp.from(g.releaseAskedAt));
                         insert.setString(14, g.mode.name().toLowerCase());
+                        insert.setTimestamp(15, g.grantedAt == null ? null : Timestamp.from(g.grantedAt));
                         insert.addBatch();
                     }
                     insert.executeBatch();

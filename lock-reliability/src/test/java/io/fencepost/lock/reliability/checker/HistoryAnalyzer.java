@@ -39,6 +39,10 @@ import java.util.TreeMap;
  *   <li><b>phantom grant</b>: a client was told it holds a (key, token) that the store never granted; <b>phantom
  *       expiry</b>: a client was told an expiry the store never recorded for that grant; <b>double claim</b>: two
  *       clients were told the same grant.
+ *   <li><b>double grant</b>: while a client held a grant that the store has lost (a phantom grant, or the loser of a
+ *       double claim: a failover to a replica that never received it makes both), from that grant's start (its first
+ *       confirmed expiry less its lease time) to its confirmed expiry, the store granted the key to someone else in a
+ *       mode the lost lease excludes.
  *   <li><b>stale write</b>: in commit order (the resource's version), a write was accepted with a token lower than
  *       one accepted before; <b>ungranted write</b>: an accepted write carries a token never granted for its key.
  * </ul>
@@ -142,7 +146,8 @@ final class HistoryAnalyzer {
             String lostReason,
             int accepted,
             int rejected,
-            int failed) {}
+            int failed,
+            Instant grantedAt) {}
 
     private static final int MAX_REPORTED = 50;
 
@@ -243,7 +248,7 @@ final class HistoryAnalyzer {
                 ResultSet rows = statement.executeQuery(
                         "SELECT process, thread, lock_key, fencing_token, confirmed_expires_at, behaviour, lease_mode,"
                                 + " release_outcome, release_asked_at, lost_reason, writes_accepted, writes_rejected,"
-                                + " writes_failed"
+                                + " writes_failed, granted_at"
                                 + " FROM checker_client_grant ORDER BY id")) {
             while (rows.next()) {
                 clients.add(new ClientRow(
@@ -259,10 +264,12 @@ final class HistoryAnalyzer {
                         rows.getString(10),
                         rows.getInt(11),
                         rows.getInt(12),
-                        rows.getInt(13)));
+                        rows.getInt(13),
+                        instant(rows, 14)));
             }
         }
         count("clients: critical sections", clients.size());
+        List<ClientRow> lost = new ArrayList<>();
         for (ClientRow client : clients) {
             count("clients: critical sections " + client.behaviour, 1);
             count("clients: critical sections " + client.mode, 1);
@@ -279,6 +286,7 @@ final class HistoryAnalyzer {
                         client.key,
                         client.thread + " was told it holds token " + client.token
                                 + ", which the store never granted for this key");
+                lost.add(client);
                 continue;
             }
             grant.claims++;
@@ -287,6 +295,14 @@ final class HistoryAnalyzer {
                         "double claim",
                         client.key,
                         "token " + client.token + " was given to " + client.thread + " and to " + grant.client.thread);
+                // A token issued twice (a failover lost the first grant, and the sequence handed its value out
+                // again): the store's grant is the claim made at its time; the other was lost, and still held.
+                if (closer(client, grant.client, grant.start)) {
+                    lost.add(grant.client);
+                    grant.client = client;
+                } else {
+                    lost.add(client);
+                }
                 continue;
             }
             grant.client = client;
@@ -378,6 +394,9 @@ final class HistoryAnalyzer {
                                     + ", before its holder asked to release it");
                 }
             }
+        }
+        for (ClientRow claim : lost) {
+            doubleGrants(claim, byKey.getOrDefault(claim.key, List.of()));
         }
         if (!acquiredEarly.isZero()) {
             stats.put(
@@ -478,6 +497,40 @@ final class HistoryAnalyzer {
                 if ("permits".equals(rows.getString(2))) {
                     permits.put(rows.getString(1), rows.getInt(3));
                 }
+            }
+        }
+    }
+
+    /** Whether {@code a} was granted nearer to {@code start} than {@code b} (by the grant times they were told). */
+    private static boolean closer(ClientRow a, ClientRow b, Instant start) {
+        if (a.grantedAt == null || b.grantedAt == null) {
+            return false;
+        }
+        return Duration.between(a.grantedAt, start).abs().compareTo(Duration.between(b.grantedAt, start).abs()) < 0;
+    }
+
+    /**
+     * A grant that a client was told about but the store does not have (lost with a primary that a failover left
+     * behind, say) still had a holder, who believed in it from its grant until the expiry it was confirmed: any grant
+     * of the same key the store made in that time that its mode excludes (an exclusive lease excludes everything, a
+     * shared one exclusive leases) was a second holder at once. Permit leases are left out: they may overlap up to
+     * their count, which a lost lease no longer shows.
+     */
+    private void doubleGrants(ClientRow claim, List<StoreGrant> grantsOfKey) {
+        if (claim.grantedAt == null || claim.confirmedExpiresAt == null || "permits".equals(claim.mode)) {
+            return;
+        }
+        for (StoreGrant grant : grantsOfKey) {
+            boolean excluded = "exclusive".equals(claim.mode) || "exclusive".equals(grant.mode);
+            if (excluded
+                    && !grant.start.isBefore(claim.grantedAt)
+                    && grant.start.isBefore(claim.confirmedExpiresAt)) {
+                violation(
+                        "double grant",
+                        claim.key,
+                        "token " + grant.token + " granted at " + grant.start + " while " + claim.thread
+                                + " held token " + claim.token + " (granted at " + claim.grantedAt
+                                + ", confirmed until " + claim.confirmedExpiresAt + ", lost from the store)");
             }
         }
     }
