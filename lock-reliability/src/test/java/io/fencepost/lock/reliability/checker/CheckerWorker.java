@@ -473,6 +473,7 @@ public final class CheckerWorker {
         volatile Instant confirmedExpiresAt;
         /** The store's clock at the grant: the expiry it confirmed then, less the lease time asked for. */
         final Instant grantedAt;
+
         final AtomicInteger renewals = new AtomicInteger();
         volatile String lostReason;
         volatile boolean storeRemoved;

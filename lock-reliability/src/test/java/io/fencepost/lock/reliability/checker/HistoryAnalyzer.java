@@ -506,7 +506,10 @@ final class HistoryAnalyzer {
         if (a.grantedAt == null || b.grantedAt == null) {
             return false;
         }
-        return Duration.between(a.grantedAt, start).abs().compareTo(Duration.between(b.grantedAt, start).abs()) < 0;
+        return Duration.between(a.grantedAt, start)
+                        .abs()
+                        .compareTo(Duration.between(b.grantedAt, start).abs())
+                < 0;
     }
 
     /**
@@ -522,9 +525,7 @@ final class HistoryAnalyzer {
         }
         for (StoreGrant grant : grantsOfKey) {
             boolean excluded = "exclusive".equals(claim.mode) || "exclusive".equals(grant.mode);
-            if (excluded
-                    && !grant.start.isBefore(claim.grantedAt)
-                    && grant.start.isBefore(claim.confirmedExpiresAt)) {
+            if (excluded && !grant.start.isBefore(claim.grantedAt) && grant.start.isBefore(claim.confirmedExpiresAt)) {
                 violation(
                         "double grant",
                         claim.key,

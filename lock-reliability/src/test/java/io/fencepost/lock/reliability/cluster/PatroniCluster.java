@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -170,7 +171,25 @@ public final class PatroniCluster implements AutoCloseable {
 
     /**
      * The node's Patroni configuration. The timing is tighter than Patroni's defaults so that a failover takes
-     * seconds, not half a minute; the synchronous settings are the ones docs/high-availability.md explains.
+     * seconds, not half a minute; the synchronous settings are the ones docs/high-availability.md explains. {@code
+     * fsync} is off because every fault here kills processes, never the machine: what a process wrote survives in the
+     * page cache, so durability is as real as the faults can test, and the two cores are spared the flushes. {@code
+     * full_page_writes} stays on: {@code pg_rewind}, and a base backup from a promoted standby, need it.
+     *
+     * <p>{@code wal_sender_timeout} works around a race in Patroni 3.0. A primary cut off from etcd demotes itself in
+     * the background, and PostgreSQL's shutdown waits until every WAL sender's standby has confirmed the last WAL,
+     * which a standby behind the partition never does (for 60 s by default). A heartbeat loop that meets the DCS error
+     * while that demotion still runs demotes a second time, from the main thread: two postmasters are started, the
+     * second fails on the lock file, and Patroni loses track of the one that runs; it then rewinds, and on failure
+     * deletes, the data directory under the running server, which is left streaming nothing. With a 2 s timeout the
+     * shutdown ends before the next loop can meet it.
+     *
+     * <p>Patroni uses etcd's v2 API ({@code etcd:}), not v3 ({@code etcd3:}): Patroni 3.0.2's v3 client, when its
+     * session has expired (a primary cut off for longer than {@code ttl}), takes a new one and writes the leader key
+     * without checking who holds it. A former primary coming back from a partition thus overwrote the leader key of
+     * the node promoted meanwhile, and both promoted themselves onto the same timeline: the cluster checker caught it
+     * as a replica that could never stream again. The v2 client renews the key with a compare-and-swap on its own
+     * name, which fails once another node holds it.
      */
     private String patroniConfig(Node node) {
         boolean synchronous = replication == Replication.SYNCHRONOUS;
@@ -182,7 +201,7 @@ public final class PatroniCluster implements AutoCloseable {
                 restapi:
                   listen: %3$s:8008
                   connect_address: %3$s:8008
-                etcd3:
+                etcd:
                   hosts: %4$s
                 bootstrap:
                   dcs:
@@ -202,7 +221,7 @@ public final class PatroniCluster implements AutoCloseable {
                         wal_keep_size: 256MB
                         shared_buffers: 32MB
                         fsync: 'off'
-                        full_page_writes: 'off'
+                        wal_sender_timeout: 2s
                   initdb:
                     - encoding: UTF8
                     - locale: C
@@ -270,7 +289,13 @@ public final class PatroniCluster implements AutoCloseable {
                         "--initial-cluster-state",
                         "new",
                         "--initial-cluster-token",
-                        SCOPE));
+                        SCOPE,
+                        // A member back from a partition, its term raised by lonely elections, must not depose the
+                        // majority's leader: without pre-vote, healing a partition makes etcd unavailable for a
+                        // moment, and Patroni demotes the primary it has just promoted.
+                        "--pre-vote",
+                        // Patroni talks to etcd through the v2 API: see patroniConfig for why not v3.
+                        "--enable-v2=true"));
     }
 
     private void startPatroni(Node node) throws IOException {
@@ -353,10 +378,15 @@ public final class PatroniCluster implements AutoCloseable {
         if (replication == Replication.SYNCHRONOUS && synchronous != 1) {
             return false;
         }
+        // Patroni's view alone is not enough: a replica whose Patroni lost track of its postmaster still reports
+        // "running" (see docs/high-availability.md). Both must stream from the primary, which must take writes.
         try (Connection connection = DriverManager.getConnection(url("postgres") + "&socketTimeout=5");
                 Statement statement = connection.createStatement()) {
             statement.execute("CREATE TEMPORARY TABLE health_probe (x int); INSERT INTO health_probe VALUES (1)");
-            return true;
+            try (ResultSet rows =
+                    statement.executeQuery("SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'")) {
+                return rows.next() && rows.getInt(1) == NODES - 1;
+            }
         } catch (SQLException e) {
             return false;
         }
