@@ -60,6 +60,9 @@ public final class PatroniCluster implements AutoCloseable {
 
     private static final int NODES = 3;
 
+    private static final java.util.regex.Pattern SYNC_STANDBY =
+            java.util.regex.Pattern.compile("\"role\":\\s*\"sync_standby\"");
+
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
@@ -375,7 +378,7 @@ public final class PatroniCluster implements AutoCloseable {
         if (primaries != 1 || replicas != NODES - 1) {
             return false;
         }
-        if (replication == Replication.SYNCHRONOUS && synchronous != 1) {
+        if (replication == Replication.SYNCHRONOUS && (synchronous != 1 || !synchronousStandbyRecorded())) {
             return false;
         }
         // Patroni's view alone is not enough: a replica whose Patroni lost track of its postmaster still reports
@@ -390,6 +393,33 @@ public final class PatroniCluster implements AutoCloseable {
         } catch (SQLException e) {
             return false;
         }
+    }
+
+    /**
+     * Whether etcd names a synchronous standby. {@code /sync} answers from PostgreSQL's view, which counts any standby
+     * while Patroni has set {@code synchronous_standby_names} to {@code *} for a moment (after a standby dropped out);
+     * but only the standby recorded in etcd may be promoted, and a primary lost while none is recorded is not failed
+     * over at all (correctly: nobody is known to have every commit). Patroni's cluster view shows the recorded one.
+     */
+    private boolean synchronousStandbyRecorded() {
+        for (Node node : nodes) {
+            try {
+                HttpRequest request = HttpRequest.newBuilder(URI.create(node.rest() + "/cluster"))
+                        .timeout(Duration.ofSeconds(2))
+                        .GET()
+                        .build();
+                HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+                if (response.statusCode() == 200) {
+                    return SYNC_STANDBY.matcher(response.body()).results().count() == 1;
+                }
+            } catch (IOException e) {
+                // try the next node
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return false;
     }
 
     /** Waits until {@link #healthy()}, failing with the members' states when that takes longer than {@code timeout}. */
