@@ -71,7 +71,7 @@ final class ServerCheck {
                     e.toString());
             return;
         }
-        try (connection) {
+        try {
             String version;
             boolean inRecovery;
             String readOnly;
@@ -96,10 +96,43 @@ final class ServerCheck {
                         + tableName.table() + "': " + refusal.get());
             }
         } catch (SQLException e) {
+            if (connectionLost(connection, e)) {
+                // As if it could not be reached: a connection that broke during the check says nothing of the server.
+                LOG.log(
+                        Level.WARNING,
+                        "lost the connection to the database of the lock table ''{0}'' while checking it at start-up"
+                                + " ({1})",
+                        tableName.table(),
+                        e.toString());
+                return;
+            }
             throw new UnsafeLockStoreException(
                     "could not check the database of the lock table '" + tableName.table() + "' (SQLState "
                             + e.getSQLState() + "): " + e.getMessage() + "; check the database connection",
                     e);
+        } finally {
+            closeQuietly(connection);
+        }
+    }
+
+    private static void closeQuietly(Connection connection) {
+        try {
+            connection.close();
+        } catch (SQLException ignored) {
+            // returned to the pool or discarded either way; nothing of the check depends on it
+        }
+    }
+
+    /** Whether {@code failure} came from a connection that broke (SQLState class 08, or closed under us). */
+    private static boolean connectionLost(Connection connection, SQLException failure) {
+        String state = failure.getSQLState();
+        if (state != null && state.startsWith("08")) {
+            return true;
+        }
+        try {
+            return !connection.isValid(1);
+        } catch (SQLException closed) {
+            return true;
         }
     }
 

@@ -3,7 +3,13 @@ package io.fencepost.lock.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fencepost.lock.jdbc.test.DelegatingDataSource;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -96,5 +102,24 @@ class ServerCheckTest {
                 PostgresLockManager.builder(db.dataSource()).build()) {
             assertThat(manager.tableName()).isEqualTo("distributed_lock");
         }
+    }
+
+    @Test
+    void aConnectionLostDuringTheCheckIsTreatedAsAnUnreachableDatabaseNotAsAnUnsafeOne() {
+        // The server ends the check's own session as it begins, as a failover or a cut link would.
+        DataSource terminatedOnUse = new DelegatingDataSource(db.unpooledDataSource()) {
+            @Override
+            public Connection getConnection() throws SQLException {
+                Connection connection = super.getConnection();
+                try (Statement statement = connection.createStatement();
+                        ResultSet pid = statement.executeQuery("SELECT pg_backend_pid()")) {
+                    pid.next();
+                    db.execute("SELECT pg_terminate_backend(" + pid.getInt(1) + ")");
+                }
+                return connection;
+            }
+        };
+
+        new ServerCheck(terminatedOnUse, TableName.of("distributed_lock")).check();
     }
 }
