@@ -44,16 +44,7 @@ class NotificationProbeTest {
             String key = "probe-push";
             Lease held = holder.acquire(key, LockOptions.of(Duration.ofSeconds(30)));
             CompletableFuture<Optional<Lease>> waiting = waitFor(waiter, key);
-            await().atMost(Duration.ofSeconds(10))
-                    .untilAsserted(() -> assertThat(health.check().details()).containsEntry("wakeUps", "push"));
-            // Still push after the probe had time to come back or be lost.
-            await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-                Map<String, Object> details = health.check().details();
-                assertThat(details).containsEntry("wakeUps", "push");
-                // Other warnings (an embedded test server runs with fsync off) are not this test's subject.
-                assertThat(String.valueOf(details.getOrDefault("warnings", List.of())))
-                        .doesNotContain("notifications");
-            });
+            assertWokenByPush(health);
 
             held.release();
             assertThat(waiting.get(5, TimeUnit.SECONDS)).isPresent().get().satisfies(Lease::release);
@@ -91,6 +82,19 @@ class NotificationProbeTest {
         return PostgresLockManager.builder(dataSource)
                 .pushFallback(LONG_FALLBACK)
                 .build();
+    }
+
+    /** The listener hears its probes: push wake-ups reported, and still so after a probe had time to be lost. */
+    static void assertWokenByPush(LockStoreHealth health) {
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(health.check().details()).containsEntry("wakeUps", "push"));
+        await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            Map<String, Object> details = health.check().details();
+            assertThat(details).containsEntry("wakeUps", "push");
+            // Other warnings (an embedded test server runs with fsync off) are not this test's subject.
+            assertThat(String.valueOf(details.getOrDefault("warnings", List.of())))
+                    .doesNotContain("notifications");
+        });
     }
 
     private static LockStoreHealth health(DataSource dataSource) {

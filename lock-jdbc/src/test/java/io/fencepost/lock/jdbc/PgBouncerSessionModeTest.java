@@ -1,15 +1,12 @@
 package io.fencepost.lock.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.fencepost.lock.Lease;
 import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.jdbc.test.PgBouncer;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -48,15 +45,7 @@ class PgBouncerSessionModeTest {
                             .leaseTime(Duration.ofSeconds(30))
                             .waitTime(Duration.ofSeconds(120))
                             .build()));
-            await().atMost(Duration.ofSeconds(10))
-                    .untilAsserted(() -> assertThat(health.check().details()).containsEntry("wakeUps", "push"));
-            await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-                Map<String, Object> details = health.check().details();
-                assertThat(details).containsEntry("wakeUps", "push");
-                // Other warnings (an embedded test server runs with fsync off) are not this test's subject.
-                assertThat(String.valueOf(details.getOrDefault("warnings", List.of())))
-                        .doesNotContain("notifications");
-            });
+            NotificationProbeTest.assertWokenByPush(health);
 
             held.release();
             assertThat(waiting.get(10, TimeUnit.SECONDS)).isPresent().get().satisfies(Lease::release);
