@@ -49,17 +49,25 @@ final class PostgresStatements {
     /**
      * Takes the key when it is free or expired, in one statement, under the draw lock. No CTE and no second branch:
      * as close to a bare {@code INSERT ... ON CONFLICT} as these guarantees allow. A busy key returns a row only to
-     * a caller that will wait, from the conflict's row lock, so it always sees the holder's latest lease; a caller
-     * that does not wait gets no row and writes nothing. An attempt that loses commits asynchronously (its row lock or
-     * waiter mark needs no WAL flush); a grant switches back to a durable commit in its RETURNING, since a grant and
-     * its fencing token must survive a crash whatever the server's default.
+     * a caller that will wait, from the conflict's row lock, so it always sees the holder's latest lease. A caller
+     * that does not wait is answered by a plain read of the live row before anything else: it gets no row, takes
+     * neither the draw lock nor the row's lock, draws no token and writes nothing, so that a losing attempt costs no
+     * more than a bare insert that conflicts (a row of permits still goes the long way, to check the caller's count).
+     * An attempt that loses commits asynchronously (its row lock or waiter mark needs no WAL flush); a grant switches
+     * back to a durable commit in its RETURNING, since a grant and its fencing token must survive a crash whatever the
+     * server's default.
      */
     static final String ACQUIRE = """
             INSERT INTO {table} AS l (lock_key, owner_token, holder, fencing_token, acquired_at, expires_at, contended)
             SELECT :key, :owner::uuid, :holder, nextval('{sequence}'), t.now, t.now + :lease_ms * interval '1 millisecond', false
               -- one reading of the clock, taken once the draw lock is ours: the lease is exactly as long as asked
               FROM (SELECT clock_timestamp() AS now
-                      FROM (SELECT set_config('synchronous_commit', 'off', true), {draw_lock} OFFSET 0) AS guard) AS t
+                      FROM (SELECT set_config('synchronous_commit', 'off', true), {draw_lock}
+                             WHERE :waiting OR NOT EXISTS (
+                                   SELECT 1 FROM {table} AS b
+                                    WHERE b.lock_key = :key AND b.expires_at > clock_timestamp()
+                                      AND b.lease_mode <> 'permits')
+                            OFFSET 0) AS guard) AS t
             ON CONFLICT (lock_key) DO UPDATE
                SET {take_expired}
              -- take over an expired lease; or, for a caller that will wait, mark a live one as waited for (its release

@@ -478,6 +478,49 @@ class PostgresLeaseStoreTest {
     }
 
     @Test
+    void aLosingAttemptThatDoesNotWaitTakesNoLockAndDrawsNoToken() throws SQLException {
+        String key = key();
+        AcquireResult.Granted granted = grant(key, owner(), "holder", LONG);
+        PostgresLeaseStore impatient =
+                new PostgresLeaseStore(db.dataSource(), "distributed_lock", Duration.ofSeconds(2));
+        try (Connection blocker = db.adminDataSource().getConnection()) {
+            blocker.setAutoCommit(false);
+            try (PreparedStatement drawLock = blocker.prepareStatement("SELECT pg_advisory_xact_lock(?, hashtext(?))");
+                    PreparedStatement rowLock =
+                            blocker.prepareStatement("SELECT 1 FROM distributed_lock WHERE lock_key = ? FOR UPDATE")) {
+                // Another transaction holds both the key's draw lock and its row: an attempt that needed either would
+                // wait for it and run into the statement timeout.
+                drawLock.setInt(1, impatient.advisoryClassId());
+                drawLock.setString(2, key);
+                drawLock.execute();
+                rowLock.setString(1, key);
+                rowLock.execute();
+                long tokenBefore = lastFencingToken();
+
+                for (int attempt = 0; attempt < 3; attempt++) {
+                    assertThat(impatient.acquire(new AcquireRequest(key, owner(), "loser", LONG, false)))
+                            .isEqualTo(AcquireResult.Busy.unknown());
+                }
+
+                assertThat(lastFencingToken()).isEqualTo(tokenBefore);
+            } finally {
+                blocker.rollback();
+            }
+        }
+        assertThat(store.inspect(key).orElseThrow().fencingToken()).isEqualTo(granted.fencingToken());
+    }
+
+    private long lastFencingToken() throws SQLException {
+        try (Connection connection = db.dataSource().getConnection();
+                ResultSet rows = connection
+                        .createStatement()
+                        .executeQuery("SELECT last_value FROM distributed_lock_fence_seq")) {
+            rows.next();
+            return rows.getLong(1);
+        }
+    }
+
+    @Test
     void aStatementThatCannotFinishInTimeFailsWithAStoreErrorWithinTheTimeout() throws SQLException {
         String key = key();
         PostgresLeaseStore impatient =
