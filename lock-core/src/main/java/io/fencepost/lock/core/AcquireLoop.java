@@ -30,6 +30,14 @@ final class AcquireLoop {
         /** How long the key is known to stay busy without asking the store, or {@link #CALL_STORE}. */
         long knownBusyNanos();
 
+        /**
+         * The owner token of the next attempt: a fresh one each time, unless the store already knows the caller's
+         * (a registered waiter).
+         */
+        default String ownerToken() {
+            return UUID.randomUUID().toString();
+        }
+
         /** One attempt in the store, for a grant with {@code ownerToken}. */
         AcquireResult attempt(String ownerToken);
 
@@ -71,7 +79,7 @@ final class AcquireLoop {
             }
             long knownBusyNanos = attempts.knownBusyNanos();
             if (knownBusyNanos == CALL_STORE) {
-                String ownerToken = UUID.randomUUID().toString();
+                String ownerToken = attempts.ownerToken();
                 long sent = System.nanoTime();
                 AcquireResult result;
                 try {

@@ -11,6 +11,7 @@ import io.fencepost.lock.spi.FairQueue;
 import io.fencepost.lock.spi.LeaseHandOver;
 import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.StoreLimits;
+import io.fencepost.lock.spi.WaiterRelay;
 import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.Objects;
@@ -60,7 +61,16 @@ public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable
         Releases releases = new Releases(store, handOver, holderName, held, lines, workers, events);
         this.grants = new Grants(held, workers, releases, renewer, events);
         AcquireLoop loop = new AcquireLoop(settings, grants, events);
-        this.lineAcquirer = new LineAcquirer(store, holderName, lines, held, releases, grants, loop);
+        this.lineAcquirer = new LineAcquirer(
+                store,
+                holderName,
+                lines,
+                held,
+                releases,
+                grants,
+                loop,
+                store instanceof WaiterRelay relay ? relay : null,
+                settings.pushFallback());
         this.fairAcquirer = store instanceof FairQueue queue
                 ? new FairAcquirer(store, queue, holderName, tickets, loop, settings.pushFallback())
                 : null;

@@ -2,8 +2,12 @@ package io.fencepost.lock.core;
 
 import io.fencepost.lock.Lease;
 import io.fencepost.lock.LeaseMode;
+import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.LeaseStore;
+import io.fencepost.lock.spi.WaiterRelay;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -13,6 +17,8 @@ import java.util.concurrent.TimeUnit;
  * waiter at the head.
  */
 final class LineAcquirer {
+
+    private static final System.Logger LOG = System.getLogger(LineAcquirer.class.getName());
 
     /** How long a waiter pauses, at most, while a holder of this manager releases the key (its end wakes us). */
     private static final long RELEASE_IN_FLIGHT_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
@@ -31,6 +37,12 @@ final class LineAcquirer {
 
     private final AcquireLoop loop;
 
+    /** Null when the store does not relay releases to registered waiters. */
+    private final WaiterRelay relay;
+
+    /** A registration outlives several re-checks of its waiter, which refresh it; a dead waiter's then lapses. */
+    private final Duration registrationTtl;
+
     LineAcquirer(
             LeaseStore store,
             String holderName,
@@ -38,7 +50,9 @@ final class LineAcquirer {
             HeldLeases held,
             Releases releases,
             Grants grants,
-            AcquireLoop loop) {
+            AcquireLoop loop,
+            WaiterRelay relay,
+            Duration pushFallback) {
         this.store = store;
         this.holderName = holderName;
         this.lines = lines;
@@ -46,6 +60,8 @@ final class LineAcquirer {
         this.releases = releases;
         this.grants = grants;
         this.loop = loop;
+        this.relay = relay;
+        this.registrationTtl = Duration.ofNanos(Math.max(TimeUnit.SECONDS.toNanos(10), 5 * pushFallback.toNanos()));
     }
 
     Optional<Lease> acquire(AcquireCall call) {
@@ -81,11 +97,28 @@ final class LineAcquirer {
         // Subscribe before the first attempt: a release that happens after our attempt then always wakes us.
         LeaseStore.Subscription subscription =
                 waits ? store.subscribe(call.key(), line::wake) : LeaseStore.Subscription.NONE;
+        // A waiter for an exclusive lease registers with a store that relays releases to registered waiters, under
+        // the owner token a local hand-over would give it too.
+        RegisteredWait registered = relay != null && waits && call.options().mode() == LeaseMode.EXCLUSIVE
+                ? new RegisteredWait(relay, call.key(), line.ownerToken(me), registrationTtl, line::wake)
+                : null;
+        Optional<Lease> lease = Optional.empty();
         try {
-            return loop.run(call, new AcquireLoop.Attempts() {
+            lease = loop.run(call, new AcquireLoop.Attempts() {
                 @Override
                 public Optional<Lease> handedOver() {
-                    return LineAcquirer.this.handedOver(call, line, me);
+                    Optional<Lease> local = LineAcquirer.this.handedOver(call, line, me);
+                    if (registered == null) {
+                        return local;
+                    }
+                    if (local.isPresent()) {
+                        registered.settledLocally();
+                        return local;
+                    }
+                    return registered
+                            .handedOver()
+                            .map(granted -> grants.granted(
+                                    call, registered.ownerToken(), granted, registered.handOverNotBeforeNanos()));
                 }
 
                 @Override
@@ -111,22 +144,54 @@ final class LineAcquirer {
                 }
 
                 @Override
+                public String ownerToken() {
+                    return registered != null ? registered.ownerToken() : AcquireLoop.Attempts.super.ownerToken();
+                }
+
+                @Override
                 public AcquireResult attempt(String ownerToken) {
-                    return store.acquire(call.request(ownerToken, holderName));
+                    AcquireRequest request = call.request(ownerToken, holderName);
+                    return registered != null ? registered.attempt(request) : store.acquire(request);
                 }
 
                 @Override
                 public boolean promisesWakeUp() {
-                    return subscription.delivers();
+                    return subscription.delivers() && (registered == null || registered.delivers());
                 }
 
                 @Override
                 public void pause(long nanos) throws InterruptedException {
-                    line.awaitWakeUp(nanos);
+                    // A registered waiter re-checks often enough that a lease handed to it has most of its time left
+                    // by the time it counts from the last check.
+                    long cap = registered == null
+                            ? nanos
+                            : call.options().leaseTime().toNanos() / 4;
+                    line.awaitWakeUp(Math.min(nanos, cap));
                 }
             });
+            return lease;
         } finally {
             subscription.close();
+            if (registered != null) {
+                endRegistration(call, registered);
+            }
+        }
+    }
+
+    /** Withdraws the registration of a wait that ended; a lease handed to it unnoticed is released at once. */
+    private void endRegistration(AcquireCall call, RegisteredWait registered) {
+        try {
+            if (registered.end()) {
+                releases.releaseUnclaimed(call.key(), registered.ownerToken());
+            }
+        } catch (RuntimeException e) {
+            // The registration lapses on its own; until then a release may hand it a lease nobody takes, which
+            // then keeps the key for one lease time.
+            LOG.log(
+                    Level.WARNING,
+                    "could not withdraw from the waiters of lock ''{0}'': {1}",
+                    call.key(),
+                    e.toString());
         }
     }
 

@@ -135,6 +135,17 @@ final class WaiterLine {
         return null;
     }
 
+    /**
+     * The owner token a lease handed to {@code waiter} will get, made now if no releasing thread made it yet: a waiter
+     * that registers with the store uses the same token, so that a local hand-over also ends its registration.
+     */
+    synchronized String ownerToken(Waiter waiter) {
+        if (waiter.ownerToken == null) {
+            waiter.ownerToken = UUID.randomUUID().toString();
+        }
+        return waiter.ownerToken;
+    }
+
     /** The releasing thread reports the hand-over's outcome: empty when it could not be made. */
     synchronized void complete(Waiter waiter, Optional<HandOver> handed) {
         if (handed.isPresent()) {

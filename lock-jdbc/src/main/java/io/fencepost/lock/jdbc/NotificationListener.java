@@ -15,6 +15,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -58,6 +59,9 @@ final class NotificationListener implements AutoCloseable {
     /** Marks the listener's own probes; a key of the same text would only get a spurious wake-up. */
     private static final String PROBE_PREFIX = "fencepost-probe:";
 
+    /** Marks a release's message to the registered waiter it handed the lease to (see WaiterRelayStatements). */
+    static final String HAND_OVER_PREFIX = "fencepost-grant:";
+
     private static final long MAX_RECONNECT_MILLIS = 5_000;
 
     private final DataSource dataSource;
@@ -67,6 +71,9 @@ final class NotificationListener implements AutoCloseable {
     private final int networkTimeoutMillis;
 
     private final Map<String, List<Runnable>> waiters = new ConcurrentHashMap<>();
+
+    /** Registered waiters, by registration id: each is told the rest of the message that hands it a lease. */
+    private final Map<String, Consumer<String>> registrations = new ConcurrentHashMap<>();
 
     private final CountDownLatch firstConnect = new CountDownLatch(1);
 
@@ -114,6 +121,26 @@ final class NotificationListener implements AutoCloseable {
                     list.remove(wakeUp);
                     return list.isEmpty() ? null : list;
                 });
+            }
+        };
+    }
+
+    /**
+     * Subscribes a registered waiter to the message of the release that hands it the lease; the first call starts the
+     * listener, like {@link #subscribe}.
+     */
+    LeaseStore.Subscription onHandOver(String registrationId, Consumer<String> message) {
+        registrations.put(registrationId, message);
+        startOnce();
+        return new LeaseStore.Subscription() {
+            @Override
+            public boolean delivers() {
+                return connected && delivering;
+            }
+
+            @Override
+            public void close() {
+                registrations.remove(registrationId, message);
             }
         };
     }
@@ -216,6 +243,8 @@ final class NotificationListener implements AutoCloseable {
                     String payload = notification.getParameter();
                     if (probe != null && probe.equals(payload)) {
                         probeReturned();
+                    } else if (payload.startsWith(HAND_OVER_PREFIX)) {
+                        handedOver(payload.substring(HAND_OVER_PREFIX.length()));
                     } else if (!payload.startsWith(PROBE_PREFIX)) {
                         wake(payload);
                     }
@@ -311,6 +340,15 @@ final class NotificationListener implements AutoCloseable {
     private void wake(String key) {
         for (Runnable wakeUp : waiters.getOrDefault(key, List.of())) {
             wakeUp.run();
+        }
+    }
+
+    /** {@code message} is the registration id, a colon, and what the waiter is told. */
+    private void handedOver(String message) {
+        int end = message.indexOf(':');
+        Consumer<String> waiter = end < 0 ? null : registrations.get(message.substring(0, end));
+        if (waiter != null) {
+            waiter.accept(message.substring(end + 1));
         }
     }
 

@@ -10,9 +10,11 @@ import io.fencepost.lock.spi.HandOverRequest;
 import io.fencepost.lock.spi.LeaseHandOver;
 import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.QueueTicket;
+import io.fencepost.lock.spi.Registration;
 import io.fencepost.lock.spi.ReleaseRequest;
 import io.fencepost.lock.spi.RenewRequest;
 import io.fencepost.lock.spi.StoreLimits;
+import io.fencepost.lock.spi.WaiterRelay;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,16 +27,18 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
 /**
  * The {@link LeaseStore} on PostgreSQL: one statement per call (see {@link PostgresStatements}), each in its own
  * autocommit transaction, with expiry decided by the database clock. It hands leases over locally
- * ({@link LeaseHandOver}), has a fair queue ({@link FairQueue}, in {@link PostgresFairQueue}) and wakes waiters by
+ * ({@link LeaseHandOver}) and across clients to registered waiters ({@link WaiterRelay}, in
+ * {@link PostgresWaiterRelay}), has a fair queue ({@link FairQueue}, in {@link PostgresFairQueue}) and wakes waiters by
  * {@code LISTEN}/{@code NOTIFY}.
  */
-public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, FairQueue, AutoCloseable {
+public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, FairQueue, WaiterRelay, AutoCloseable {
 
     /** {@link StoreLimits#EXCLUSIVE_PRECEDENCE}, as the statements bind it. */
     private static final long PRECEDENCE_MS = StoreLimits.EXCLUSIVE_PRECEDENCE.toMillis();
@@ -48,6 +52,8 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Fair
     private final PostgresFairQueue fairQueue;
 
     private final NotificationListener listener;
+
+    private final PostgresWaiterRelay relay;
 
     /**
      * A store on {@code tableName}, which must already exist (see {@link SchemaInitializer}).
@@ -63,6 +69,7 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Fair
         this.statements = new PostgresStatements(this.tableName);
         this.fairQueue = new PostgresFairQueue(runner, statements);
         this.listener = new NotificationListener(dataSource, this.tableName.channel(), runner.timeoutMillis());
+        this.relay = new PostgresWaiterRelay(runner, statements, listener);
     }
 
     @Override
@@ -213,6 +220,22 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Fair
     private <T> T runForKey(String action, NamedStatement statement, String key, StatementRunner.RowReader<T> reader) {
         Objects.requireNonNull(key, "key");
         return runner.run(action + key + "'", List.of(), statement, Map.of("key", key), reader);
+    }
+
+    @Override
+    public AcquireResult acquireOrRegister(AcquireRequest request, Registration registration) {
+        return relay.acquireOrRegister(request, registration);
+    }
+
+    @Override
+    public Subscription onHandOver(
+            Registration registration, String ownerToken, Consumer<AcquireResult.Granted> handedOver) {
+        return relay.onHandOver(registration, ownerToken, handedOver);
+    }
+
+    @Override
+    public boolean withdraw(Registration registration, String ownerToken) {
+        return relay.withdraw(registration, ownerToken);
     }
 
     @Override

@@ -91,16 +91,23 @@ final class PostgresStatements {
      * with its older token. The statement locks the row only after its source, which takes the draw lock, has run.
      */
     static final String HAND_OVER = """
-            UPDATE {table} AS l
-               SET owner_token   = :owner::uuid,
-                   holder        = :holder,
-                   fencing_token = nextval('{sequence}'),
-                   acquired_at   = g.now,
-                   expires_at    = g.now + :lease_ms * interval '1 millisecond'
-              FROM (SELECT clock_timestamp() AS now
-                      FROM (SELECT set_config('synchronous_commit', 'on', true), {draw_lock} OFFSET 0) AS guard) AS g
-             WHERE l.lock_key = :key AND l.owner_token = :from_owner::uuid AND l.expires_at > g.now
-            RETURNING l.fencing_token, l.acquired_at, l.expires_at, l.contended
+            WITH handed AS (
+                UPDATE {table} AS l
+                   SET owner_token   = :owner::uuid,
+                       holder        = :holder,
+                       fencing_token = nextval('{sequence}'),
+                       acquired_at   = g.now,
+                       expires_at    = g.now + :lease_ms * interval '1 millisecond'
+                  FROM (SELECT clock_timestamp() AS now
+                          FROM (SELECT set_config('synchronous_commit', 'on', true), {draw_lock} OFFSET 0) AS guard) AS g
+                 WHERE l.lock_key = :key AND l.owner_token = :from_owner::uuid AND l.expires_at > g.now
+                RETURNING l.fencing_token, l.acquired_at, l.expires_at, l.contended
+            ), unregistered AS (
+                -- the waiter's registration, if it made one, must not be handed the lease again by a later release
+                DELETE FROM {queue} AS q
+                 WHERE q.lock_key = :key AND q.owner_token = :owner::uuid AND EXISTS (SELECT 1 FROM handed)
+            )
+            SELECT fencing_token, acquired_at, expires_at, contended FROM handed
             """;
 
     /**
@@ -121,17 +128,64 @@ final class PostgresStatements {
             """;
 
     /**
-     * Deletes our row, expired or not, and tells whether it was still live. Committed asynchronously on purpose: a
-     * release lost in a crash only keeps the key locked until its lease expires, which never endangers mutual
-     * exclusion or fencing. Only a release that someone waits for pays for NOTIFY, which serializes commits
-     * server-wide.
+     * Ends our lease, expired or not, and tells whether it was still live. When someone waits (the row is marked) and a
+     * live registration waits for the key, the lease goes to the oldest registration in this statement: its owner
+     * token, holder and lease time, a fresh lease from now and a new fencing token, drawn under the draw lock, which
+     * is taken before the row is locked as in every granting statement; the registration is removed, the commit is
+     * durable like a grant's, and the waiter is told by a NOTIFY that carries the grant ({@link WaiterRelayStatements#HANDED_OVER}).
+     * Otherwise the row is deleted, committed asynchronously on purpose: a release lost in a crash only keeps the key
+     * locked until its lease expires, which never endangers mutual exclusion or fencing; and only a release that
+     * someone waits for pays for NOTIFY, which serializes commits server-wide. A registration that a snapshot taken
+     * before it was made cannot see is not served; its waiter is woken by the key's NOTIFY instead.
      */
     static final String RELEASE = """
-            DELETE FROM {table} AS l
-             USING (SELECT set_config('synchronous_commit', 'off', true)) AS g
-             WHERE l.lock_key = :key AND l.owner_token = :owner::uuid
-            RETURNING l.expires_at > clock_timestamp() AS was_live,
-                      CASE WHEN l.contended THEN pg_notify('{channel}', l.lock_key) END AS notified
+            WITH seen AS MATERIALIZED (
+                -- a plain read: only a release that someone waits for takes the draw lock
+                SELECT l.contended, set_config('synchronous_commit', 'off', true) AS sc
+                  FROM {table} AS l
+                 WHERE l.lock_key = :key AND l.owner_token = :owner::uuid
+            ), drawn AS MATERIALIZED (
+                SELECT {draw_lock} AS lk FROM seen WHERE seen.contended
+            ), mine AS MATERIALIZED (
+                SELECT l.expires_at > clock_timestamp() AS was_live, (SELECT count(*) FROM drawn) > 0 AS drawn
+                  FROM {table} AS l
+                 WHERE l.lock_key = :key AND l.owner_token = :owner::uuid
+                   FOR UPDATE OF l
+            ), next AS MATERIALIZED (
+                SELECT q.ticket, q.waiter, q.owner_token, q.holder, q.lease_ms,
+                       set_config('synchronous_commit', 'on', true) AS sc
+                  FROM {queue} AS q, mine AS m
+                 WHERE m.drawn AND q.lock_key = :key AND q.owner_token IS NOT NULL AND q.owner_token <> :owner::uuid
+                   AND q.expires_at > clock_timestamp()
+                 ORDER BY q.ticket
+                 LIMIT 1
+                   FOR UPDATE OF q SKIP LOCKED
+            ), g AS MATERIALIZED (
+                SELECT n.ticket, n.waiter, n.owner_token, n.holder, n.lease_ms, clock_timestamp() AS now FROM next AS n
+            ), handed AS (
+                UPDATE {table} AS l
+                   SET owner_token   = g.owner_token,
+                       holder        = g.holder,
+                       fencing_token = nextval('{sequence}'),
+                       acquired_at   = g.now,
+                       expires_at    = g.now + g.lease_ms * interval '1 millisecond',
+                       contended     = true
+                  FROM g
+                 WHERE l.lock_key = :key AND l.owner_token = :owner::uuid
+                RETURNING l.fencing_token, l.acquired_at, l.expires_at, l.owner_token, g.waiter
+            ), served AS (
+                DELETE FROM {queue} AS q USING g WHERE q.lock_key = :key AND q.ticket = g.ticket
+            ), removed AS (
+                DELETE FROM {table} AS l
+                 WHERE l.lock_key = :key AND l.owner_token = :owner::uuid AND NOT EXISTS (SELECT 1 FROM g)
+                RETURNING l.contended
+            )
+            SELECT m.was_live,
+                   CASE WHEN h.waiter IS NOT NULL THEN pg_notify('{channel}', {handed_over})
+                        WHEN r.contended THEN pg_notify('{channel}', :key) END AS notified
+              FROM mine AS m
+              LEFT JOIN handed AS h ON true
+              LEFT JOIN removed AS r ON true
             """;
 
     /**
@@ -307,12 +361,17 @@ final class PostgresStatements {
 
     final NamedStatement holdUntilCommit;
 
+    final NamedStatement acquireOrRegister;
+
+    final NamedStatement withdraw;
+
     /** The statements of the lock table {@code table}. */
     PostgresStatements(TableName table) {
         Map<String, String> slots = new LinkedHashMap<>();
         slots.put("{draw_lock}", DRAW_LOCK);
         slots.put("{take_expired}", TAKE_EXPIRED);
         slots.put("{remaining_ms}", REMAINING_MS);
+        slots.put("{handed_over}", WaiterRelayStatements.HANDED_OVER);
         slots.put("{joins}", SharedLeaseStatements.JOINS);
         slots.put("{takes_over}", SharedLeaseStatements.TAKES_OVER);
         slots.put("{entry_expires}", SharedLeaseStatements.ENTRY_EXPIRES);
@@ -335,6 +394,8 @@ final class PostgresStatements {
         this.enqueue = resolve(ENQUEUE, slots);
         this.dequeue = resolve(DEQUEUE, slots);
         this.holdUntilCommit = resolve(HOLD_UNTIL_COMMIT, slots);
+        this.acquireOrRegister = resolve(WaiterRelayStatements.ACQUIRE_OR_REGISTER, slots);
+        this.withdraw = resolve(WaiterRelayStatements.WITHDRAW, slots);
     }
 
     /** Fills the slots in order (fragments first, so that their own slots are filled too) and parses the names. */

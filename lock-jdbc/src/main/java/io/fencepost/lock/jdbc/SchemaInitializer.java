@@ -71,6 +71,15 @@ public final class SchemaInitializer {
 
     private static final Map<String, String> EXPECTED_COLUMNS = expectedColumns();
 
+    private static final Map<String, String> EXPECTED_QUEUE_COLUMNS = Map.of(
+            "lock_key", "character varying(255)",
+            "ticket", "bigint",
+            "waiter", "uuid",
+            "expires_at", "timestamp with time zone",
+            "owner_token", "uuid",
+            "holder", "character varying(255)",
+            "lease_ms", "bigint");
+
     private final DataSource dataSource;
 
     private final TableName tableName;
@@ -175,13 +184,22 @@ public final class SchemaInitializer {
                             + " or run " + SCRIPT_RESOURCE + " from the lock-jdbc jar");
         }
         List<String> problems = new ArrayList<>();
-        checkColumns(connection, table, problems);
+        checkColumns(connection, table, EXPECTED_COLUMNS, "", problems);
+        // The queue table holds fair-mode tickets and waiter registrations, which every waiting acquire writes.
+        checkColumns(
+                connection,
+                tableName.quotedQueueTable(),
+                EXPECTED_QUEUE_COLUMNS,
+                tableName.table() + "_queue.",
+                problems);
         checkKeyIndex(connection, table, problems);
         checkSequence(connection, sequence, problems);
         return problems;
     }
 
-    private static void checkColumns(Connection connection, String table, List<String> problems) throws SQLException {
+    private static void checkColumns(
+            Connection connection, String table, Map<String, String> expected, String prefix, List<String> problems)
+            throws SQLException {
         Map<String, String> actual = new HashMap<>();
         try (PreparedStatement columns = connection.prepareStatement(COLUMNS_SQL)) {
             columns.setString(1, table);
@@ -191,12 +209,12 @@ public final class SchemaInitializer {
                 }
             }
         }
-        EXPECTED_COLUMNS.forEach((column, type) -> {
+        expected.forEach((column, type) -> {
             String actualType = actual.get(column);
             if (actualType == null) {
-                problems.add("column " + column + " (" + type + ") is missing");
+                problems.add("column " + prefix + column + " (" + type + ") is missing");
             } else if (!actualType.equals(type)) {
-                problems.add("column " + column + " is " + actualType + ", expected " + type);
+                problems.add("column " + prefix + column + " is " + actualType + ", expected " + type);
             }
         });
     }

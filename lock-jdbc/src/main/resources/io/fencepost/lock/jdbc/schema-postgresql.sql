@@ -1,5 +1,5 @@
 -- Fencepost's schema for teams that manage DDL by hand: the same as the Flyway migration that fencepost
--- applies by itself (io/fencepost/lock/jdbc/migration/V1__ to V6__), with the default names.
+-- applies by itself (io/fencepost/lock/jdbc/migration/V1__ to V7__), with the default names.
 -- Run it as the role that owns the application's schema, then use SchemaMode.VALIDATE
 -- (fencepost.jdbc.initialize-schema=validate) or NONE. For another table name, replace every
 -- distributed_lock below, also in distributed_lock_fence_seq, distributed_lock_fence,
@@ -54,12 +54,16 @@ COMMENT ON COLUMN distributed_lock_fence.resource IS 'The protected resource, as
 COMMENT ON COLUMN distributed_lock_fence.fencing_token IS 'The highest fencing token accepted for the resource.';
 COMMENT ON COLUMN distributed_lock_fence.accepted_at IS 'When that token was last accepted, by the database clock.';
 
--- Fair mode's queue, from migration V4__create_queue_table.sql.
+-- The queue: fair-mode tickets and waiter registrations, from migrations V4__create_queue_table.sql and
+-- V7__add_waiter_registrations.sql.
 CREATE TABLE IF NOT EXISTS distributed_lock_queue (
     lock_key   varchar(255) COLLATE "C" NOT NULL,
     ticket     bigint       NOT NULL,
     waiter     uuid         NOT NULL,
     expires_at timestamptz  NOT NULL,
+    owner_token uuid,
+    holder     varchar(255),
+    lease_ms   bigint,
     PRIMARY KEY (lock_key, ticket)
 );
 
@@ -68,3 +72,6 @@ COMMENT ON COLUMN distributed_lock_queue.lock_key IS 'The key waited for.';
 COMMENT ON COLUMN distributed_lock_queue.ticket IS 'Place in the queue, from the fencing sequence: lower is served first.';
 COMMENT ON COLUMN distributed_lock_queue.waiter IS 'The waiting client; its re-checks refresh all its tickets on the key.';
 COMMENT ON COLUMN distributed_lock_queue.expires_at IS 'When the ticket lapses unless refreshed, by the database clock.';
+COMMENT ON COLUMN distributed_lock_queue.owner_token IS 'A registered waiter: the secret its grant will carry when a release hands it the lease. Never shown.';
+COMMENT ON COLUMN distributed_lock_queue.holder IS 'A registered waiter: its holder name, written with the lease it is handed.';
+COMMENT ON COLUMN distributed_lock_queue.lease_ms IS 'A registered waiter: the lease time, in milliseconds, of the lease it is handed.';

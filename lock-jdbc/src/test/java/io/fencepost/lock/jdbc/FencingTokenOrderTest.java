@@ -10,6 +10,7 @@ import io.fencepost.lock.spi.HandOver;
 import io.fencepost.lock.spi.HandOverRequest;
 import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.QueueTicket;
+import io.fencepost.lock.spi.Registration;
 import io.fencepost.lock.spi.ReleaseRequest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -87,7 +88,9 @@ class FencingTokenOrderTest {
         /** Fair mode's acquire statement. */
         FAIR,
         /** A holder's release handing the lease to a waiter of its own client. */
-        HAND_OVER
+        HAND_OVER,
+        /** A holder's release handing the lease to a waiter registered by another client. */
+        RELAY
     }
 
     /** How the interloper's holder lets the key go before the stalled statement resumes. */
@@ -132,13 +135,17 @@ class FencingTokenOrderTest {
         List<Arguments> cases = new ArrayList<>();
         for (GrantPath stalledPath : List.of(GrantPath.ACQUIRE, GrantPath.FAIR)) {
             for (GrantPath other : GrantPath.values()) {
+                if (stalledPath == GrantPath.FAIR && other == GrantPath.RELAY) {
+                    // A fair acquire behind a registered waiter takes its turn after it: it draws nothing.
+                    continue;
+                }
                 for (LetGo letGo : LetGo.values()) {
                     cases.add(Arguments.of(stalledPath, other, letGo));
                 }
             }
         }
         // Paths that draw with the key's row locked: whatever comes meanwhile has to wait.
-        for (GrantPath stalledPath : List.of(GrantPath.TAKEOVER, GrantPath.HAND_OVER)) {
+        for (GrantPath stalledPath : List.of(GrantPath.TAKEOVER, GrantPath.HAND_OVER, GrantPath.RELAY)) {
             for (GrantPath other : List.of(GrantPath.ACQUIRE, GrantPath.FAIR)) {
                 cases.add(Arguments.of(stalledPath, other, LetGo.RELEASE));
             }
@@ -182,8 +189,22 @@ class FencingTokenOrderTest {
             awaitFree(key);
         }
 
-        // The stalled statement draws its token and parks.
+        // A waiter of another client registers, for a release to hand the lease to.
         String ownerS = owner();
+        String ownerO = owner();
+        if (stalledPath == GrantPath.RELAY || other == GrantPath.RELAY) {
+            boolean stalls = stalledPath == GrantPath.RELAY;
+            AcquireRequest waiter = new AcquireRequest(
+                    key,
+                    stalls ? ownerS : ownerO,
+                    stalls ? "stalled-at-update" : "interloper",
+                    stalls || letGo == LetGo.RELEASE ? LONG : SHORT,
+                    true);
+            assertThat(admin.acquireOrRegister(waiter, new Registration(key, owner(), TICKET_TTL)))
+                    .isInstanceOf(AcquireResult.Busy.class);
+        }
+
+        // The stalled statement draws its token and parks.
         Future<Optional<AcquireResult.Granted>> s = clients.submit(() -> switch (stalledPath) {
             case ACQUIRE -> grant(stalled.acquire(new AcquireRequest(key, ownerS, "stalled", LONG, true)));
             case FAIR -> grant(fairAcquire(stalled, key, ownerS, "stalled", LONG));
@@ -192,24 +213,27 @@ class FencingTokenOrderTest {
                 stalled.handOver(new HandOverRequest(
                                 ownerA, new AcquireRequest(key, ownerS, "stalled-at-update", LONG, true)))
                         .map(HandOver::granted);
+            case RELAY -> relayed(stalled, key, ownerA);
         });
         awaitWaitingOnALock("fencepost-stalled");
 
         // Meanwhile the interloper's path tries to grant the key.
-        boolean stalledHoldsTheRow = stalledPath == GrantPath.TAKEOVER || stalledPath == GrantPath.HAND_OVER;
+        boolean stalledHoldsTheRow = stalledPath == GrantPath.TAKEOVER
+                || stalledPath == GrantPath.HAND_OVER
+                || stalledPath == GrantPath.RELAY;
         if (!stalledHoldsTheRow) {
             switch (other) {
                 case ACQUIRE, FAIR ->
                     assertThat(storeA.release(new ReleaseRequest(key, ownerA, Duration.ZERO)))
                             .isTrue();
                 case TAKEOVER -> awaitFree(key);
-                case HAND_OVER -> {
-                    // A's release is the interloper: it hands the lease to a waiter of A's client.
+                case HAND_OVER, RELAY -> {
+                    // A's release is the interloper: it hands the lease to a waiter of A's client, or to the
+                    // registered one.
                 }
             }
         }
         Duration otherLease = letGo == LetGo.EXPIRY ? SHORT : LONG;
-        String ownerO = owner();
         Future<Optional<AcquireResult.Granted>> o = clients.submit(() -> switch (other) {
             case ACQUIRE, TAKEOVER ->
                 grant(interloper.acquire(new AcquireRequest(key, ownerO, "interloper", otherLease, true)));
@@ -219,6 +243,7 @@ class FencingTokenOrderTest {
                         .handOver(new HandOverRequest(
                                 ownerA, new AcquireRequest(key, ownerO, "interloper", otherLease, true)))
                         .map(HandOver::granted);
+            case RELAY -> relayed(interloper, key, ownerA);
         });
         await().atMost(Duration.ofSeconds(20))
                 .pollInterval(Duration.ofMillis(20))
@@ -284,6 +309,15 @@ class FencingTokenOrderTest {
                 .as("A's grant came after B's, with the token A drew before B's")
                 .isLessThan(grantsInOrder.get(1));
         assertThat(grantsInOrder).isNotEqualTo(grantsInOrder.stream().sorted().toList());
+    }
+
+    /** Releases A's lease through {@code releaser}; the grant the release made to the registered waiter, if any. */
+    private Optional<AcquireResult.Granted> relayed(PostgresLeaseStore releaser, String key, String ownerA) {
+        assertThat(releaser.release(new ReleaseRequest(key, ownerA, Duration.ZERO)))
+                .isTrue();
+        return admin.inspect(key)
+                .filter(lease -> !lease.holder().equals("a"))
+                .map(lease -> new AcquireResult.Granted(lease.fencingToken(), lease.acquiredAt(), lease.expiresAt()));
     }
 
     private static AcquireResult fairAcquire(

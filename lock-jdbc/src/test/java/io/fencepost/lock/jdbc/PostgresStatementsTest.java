@@ -34,7 +34,9 @@ class PostgresStatementsTest {
                     .contains(
                             "pg_advisory_xact_lock(" + TableName.of("app_locks").advisoryClassId() + ", hashtext(");
         }
-        assertThat(drawing).containsExactlyInAnyOrder("acquire", "handOver", "acquireShared", "fairAcquire");
+        assertThat(drawing)
+                .containsExactlyInAnyOrder(
+                        "acquire", "handOver", "acquireShared", "fairAcquire", "release", "acquireOrRegister");
     }
 
     @Test
@@ -43,7 +45,9 @@ class PostgresStatementsTest {
                 .contains("INSERT INTO \"app_locks\" AS l")
                 .contains("nextval('\"app_locks_fence_seq\"')")
                 .doesNotContain("{");
-        assertThat(STATEMENTS.release.jdbcSql()).contains("pg_notify('fencepost_app_locks', l.lock_key)");
+        assertThat(STATEMENTS.release.jdbcSql())
+                .contains("pg_notify('fencepost_app_locks', ?)")
+                .contains("'fencepost-grant:'");
         assertThat(STATEMENTS.fairAcquire.jdbcSql()).contains("\"app_locks_queue\"");
     }
 

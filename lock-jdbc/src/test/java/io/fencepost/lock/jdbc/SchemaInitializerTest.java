@@ -66,7 +66,7 @@ class SchemaInitializerTest {
                         schema,
                         "SELECT version || ':' || success FROM distributed_lock_schema_history"
                                 + " WHERE type = 'SQL' ORDER BY installed_rank"))
-                .containsExactly("1:true", "2:true", "3:true", "4:true", "5:true", "6:true");
+                .containsExactly("1:true", "2:true", "3:true", "4:true", "5:true", "6:true", "7:true");
         initializer.validate();
     }
 
@@ -148,7 +148,7 @@ class SchemaInitializerTest {
         String fenceColumns = columns.replace("'distributed_lock'", "'distributed_lock_fence'");
         assertThat(query(plain, fenceColumns)).hasSize(3).isEqualTo(query(migrated, fenceColumns));
         String queueColumns = columns.replace("'distributed_lock'", "'distributed_lock_queue'");
-        assertThat(query(plain, queueColumns)).hasSize(4).isEqualTo(query(migrated, queueColumns));
+        assertThat(query(plain, queueColumns)).hasSize(7).isEqualTo(query(migrated, queueColumns));
         assertThat(query(plain, sequence)).hasSize(1).isEqualTo(query(migrated, sequence));
         assertThat(query(plain, constraints)).hasSize(2).isEqualTo(query(migrated, constraints));
         String indexes = """

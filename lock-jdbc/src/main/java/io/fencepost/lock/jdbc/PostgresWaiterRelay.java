@@ -1,0 +1,115 @@
+package io.fencepost.lock.jdbc;
+
+import io.fencepost.lock.spi.AcquireRequest;
+import io.fencepost.lock.spi.AcquireResult;
+import io.fencepost.lock.spi.LeaseStore;
+import io.fencepost.lock.spi.Registration;
+import io.fencepost.lock.spi.StoreLimits;
+import io.fencepost.lock.spi.WaiterRelay;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Consumer;
+
+/**
+ * Waiter registrations on PostgreSQL: rows of the queue table that carry what their waiter would be granted, served
+ * oldest first by the release statement ({@link PostgresStatements#RELEASE}), which then tells the waiter by a NOTIFY
+ * on the store's channel. The message is checked against the waiter's owner token before it is believed, so that a
+ * stray or forged message cannot make a waiter think it holds a lease.
+ */
+final class PostgresWaiterRelay implements WaiterRelay {
+
+    private final StatementRunner runner;
+
+    private final PostgresStatements statements;
+
+    private final NotificationListener listener;
+
+    PostgresWaiterRelay(StatementRunner runner, PostgresStatements statements, NotificationListener listener) {
+        this.runner = runner;
+        this.statements = statements;
+        this.listener = listener;
+    }
+
+    @Override
+    public AcquireResult acquireOrRegister(AcquireRequest request, Registration registration) {
+        return runner.run(
+                "acquire lock '" + request.key() + "'",
+                StoreFailures.secretsOf(request.ownerToken()),
+                statements.acquireOrRegister,
+                PostgresLeaseStore.grantParameters(
+                        request,
+                        Map.of(
+                                "registration", UUID.fromString(registration.id()),
+                                "ttl_ms",
+                                        StatementRunner.millis(
+                                                registration.ttl(), "registration lifetime", request.key()),
+                                "precedence_ms", StoreLimits.EXCLUSIVE_PRECEDENCE.toMillis())),
+                LeaseRowMapper.acquireResult(request));
+    }
+
+    @Override
+    public LeaseStore.Subscription onHandOver(
+            Registration registration, String ownerToken, Consumer<AcquireResult.Granted> handedOver) {
+        String owner = OwnerTokens.toUuid(ownerToken).toString();
+        return listener.onHandOver(registration.id(), message -> {
+            AcquireResult.Granted granted = parse(message, owner);
+            if (granted != null) {
+                handedOver.accept(granted);
+            }
+        });
+    }
+
+    @Override
+    public boolean withdraw(Registration registration, String ownerToken) {
+        return runner.run(
+                "withdraw from the waiters of lock '" + registration.key() + "'",
+                StoreFailures.secretsOf(ownerToken),
+                statements.withdraw,
+                Map.of(
+                        "key", registration.key(),
+                        "registration", UUID.fromString(registration.id()),
+                        "owner", OwnerTokens.toUuid(ownerToken)),
+                rows -> rows.next() && rows.getBoolean("handed"));
+    }
+
+    /**
+     * Reads {@code fencingToken:acquiredMicros:expiresMicros:check}; null unless the check matches the one computed
+     * from our owner token (as PostgreSQL prints a uuid) and the fencing token.
+     */
+    static AcquireResult.Granted parse(String message, String owner) {
+        String[] parts = message.split(":", -1);
+        if (parts.length != 4) {
+            return null;
+        }
+        try {
+            long fencingToken = Long.parseLong(parts[0]);
+            if (!check(owner, fencingToken).equals(parts[3])) {
+                return null;
+            }
+            return new AcquireResult.Granted(fencingToken, micros(parts[1]), micros(parts[2]));
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    /** The first 16 hex digits of SHA-256 of {@code owner:fencingToken}, as the release statement computes them. */
+    static String check(String owner, long fencingToken) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256")
+                    .digest((owner + ":" + fencingToken).getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every Java platform", e);
+        }
+    }
+
+    private static Instant micros(String text) {
+        return Instant.EPOCH.plus(Long.parseLong(text), ChronoUnit.MICROS);
+    }
+}

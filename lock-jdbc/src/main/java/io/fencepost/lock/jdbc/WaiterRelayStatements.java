@@ -1,0 +1,88 @@
+package io.fencepost.lock.jdbc;
+
+/**
+ * The statements of waiter registrations ({@link PostgresWaiterRelay}), as templates that {@link PostgresStatements}
+ * fills and parses with the others; the release that serves a registration is {@link PostgresStatements#RELEASE}.
+ */
+final class WaiterRelayStatements {
+
+    private WaiterRelayStatements() {}
+
+    /**
+     * The message that tells a registered waiter it holds the lease: its registration, the grant's fencing token,
+     * times in microseconds since the epoch, and a check that only the holder of the grant's owner token can compute
+     * (see {@code WaiterRelayMessages}).
+     */
+    static final String HANDED_OVER = """
+            'fencepost-grant:' || h.waiter || ':' || h.fencing_token
+                   || ':' || (extract(epoch FROM h.acquired_at) * 1000000)::bigint
+                   || ':' || (extract(epoch FROM h.expires_at) * 1000000)::bigint
+                   || ':' || left(encode(sha256(convert_to(h.owner_token::text || ':' || h.fencing_token, 'UTF8')), 'hex'), 16)""";
+
+    /**
+     * A waiting exclusive attempt that registers: as {@link PostgresStatements#ACQUIRE} for a waiter (takes a free or expired key, else
+     * marks the lease as waited for), and, unless granted, registers the waiter in the queue table with what it would
+     * be granted, or refreshes its registration. A grant removes the registration; a key already handed to our owner
+     * token is returned as granted. Lapsed registrations of the key are cleared. Behind shared leases or permits the
+     * waiter does not register: their releases hand nothing over, they only wake it.
+     */
+    static final String ACQUIRE_OR_REGISTER = """
+            WITH guard AS MATERIALIZED (
+                SELECT set_config('synchronous_commit', 'off', true) AS sc, {draw_lock} AS lk
+            ), t AS MATERIALIZED (
+                SELECT clock_timestamp() AS now FROM guard
+            ), ins AS (
+                INSERT INTO {table} AS l (lock_key, owner_token, holder, fencing_token, acquired_at, expires_at, contended)
+                SELECT :key, :owner::uuid, :holder, nextval('{sequence}'), t.now, t.now + :lease_ms * interval '1 millisecond', false
+                  FROM t
+                ON CONFLICT (lock_key) DO UPDATE
+                   SET {take_expired}
+                RETURNING CASE WHEN l.owner_token = :owner::uuid THEN set_config('synchronous_commit', 'on', true) = 'on'
+                               ELSE false END AS granted,
+                          l.fencing_token, l.acquired_at, l.expires_at,
+                          CASE WHEN l.lease_mode = 'shared' THEN least({remaining_ms}, :precedence_ms / 2)
+                               ELSE {remaining_ms} END AS remaining_ms,
+                          l.lease_mode, l.permits
+            ), registered AS (
+                INSERT INTO {queue} (lock_key, ticket, waiter, expires_at, owner_token, holder, lease_ms)
+                SELECT :key, nextval('{sequence}'), :registration::uuid, t.now + :ttl_ms * interval '1 millisecond',
+                       :owner::uuid, :holder, :lease_ms
+                  FROM t
+                 WHERE NOT EXISTS (SELECT 1 FROM ins WHERE granted OR lease_mode <> 'exclusive')
+                   AND NOT EXISTS (SELECT 1 FROM {queue} AS q WHERE q.lock_key = :key AND q.waiter = :registration::uuid)
+            ), refreshed AS (
+                UPDATE {queue} AS q SET expires_at = t.now + :ttl_ms * interval '1 millisecond'
+                  FROM t
+                 WHERE q.lock_key = :key AND q.waiter = :registration::uuid
+                   AND NOT EXISTS (SELECT 1 FROM ins WHERE granted)
+            ), cleared AS (
+                DELETE FROM {queue} AS q USING t
+                 WHERE q.lock_key = :key
+                   AND (q.expires_at <= t.now OR (q.waiter = :registration::uuid AND EXISTS (SELECT 1 FROM ins WHERE granted)))
+            )
+            SELECT granted, fencing_token, acquired_at, expires_at, remaining_ms, lease_mode, permits FROM ins
+            """;
+
+    /**
+     * Ends a registration, and tells whether the key was handed to it meanwhile. The lease row is read with a lock
+     * after the registration is gone, so that a release that was handing the key over as we withdrew has committed and
+     * is seen, whatever this statement's snapshot.
+     */
+    static final String WITHDRAW = """
+            WITH gone AS (
+                DELETE FROM {queue} AS q
+                 USING (SELECT set_config('synchronous_commit', 'off', true)) AS g
+                 WHERE q.lock_key = :key AND q.waiter = :registration::uuid
+                RETURNING q.ticket
+            ), done AS MATERIALIZED (
+                SELECT count(*) AS withdrawn FROM gone
+            )
+            SELECT count(h.lock_key) > 0 AS handed
+              FROM done AS d
+              LEFT JOIN LATERAL (
+                  SELECT l.lock_key FROM {table} AS l
+                   WHERE l.lock_key = :key AND l.owner_token = :owner::uuid AND d.withdrawn >= 0
+                     FOR KEY SHARE OF l
+              ) AS h ON true
+            """;
+}
