@@ -7,11 +7,13 @@ import io.fencepost.lock.benchmarks.report.ReportMerge;
 import io.fencepost.lock.benchmarks.scenarios.AnnotationScenario;
 import io.fencepost.lock.benchmarks.scenarios.ContendedScenario;
 import io.fencepost.lock.benchmarks.scenarios.CountingScenario;
+import io.fencepost.lock.benchmarks.scenarios.DistinctKeysScenario;
 import io.fencepost.lock.benchmarks.scenarios.ExtendScenario;
 import io.fencepost.lock.benchmarks.scenarios.FailoverScenario;
 import io.fencepost.lock.benchmarks.scenarios.FencedTransactionScenario;
 import io.fencepost.lock.benchmarks.scenarios.LosingScenario;
 import io.fencepost.lock.benchmarks.scenarios.ModeScenario;
+import io.fencepost.lock.benchmarks.scenarios.NodesScenario;
 import io.fencepost.lock.benchmarks.scenarios.RenewalScenario;
 import io.fencepost.lock.benchmarks.scenarios.UncontendedScenario;
 import io.fencepost.lock.benchmarks.wire.RedisInfo;
@@ -69,6 +71,16 @@ public final class BenchmarkMain {
                 ContendedScenario contended = new ContendedScenario(harness);
                 results.contended = contended.run();
                 results.clockCheckNanos = contended.clockCheckNanos();
+            }
+            if (settings.runs(Scenario.NODES)) {
+                NodesScenario.Outcome nodes = new NodesScenario(harness).run();
+                results.nodes = nodes.byNodes();
+                results.nodesSkipped = nodes.skipped();
+            }
+            if (settings.runs(Scenario.DISTINCT_KEYS)) {
+                DistinctKeysScenario.Outcome keys = new DistinctKeysScenario(harness).run();
+                results.keyScaling = keys.byThreads();
+                results.keyPairs = keys.paired();
             }
             if (settings.runs(Scenario.RENEWAL)) {
                 results.renewal = new RenewalScenario(harness).run();

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.fencepost.lock.benchmarks.clients.ClientContext;
 import io.fencepost.lock.benchmarks.clients.Library;
 import io.fencepost.lock.benchmarks.clients.LockClient;
+import io.fencepost.lock.benchmarks.clients.Nodes;
 import io.fencepost.lock.benchmarks.scenarios.Candidate;
 import io.fencepost.lock.benchmarks.scenarios.ContendedWorker;
 import java.io.BufferedReader;
@@ -20,9 +21,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The second JVM of the contended and failover scenarios: another application instance with its own pool and its own
- * client per library (or leader candidate), driven by the first JVM over standard input. Replies start with {@code @@}; anything else a library
- * prints goes to standard error.
+ * The second JVM of the contended, nodes and failover scenarios: another application instance with its own pool and
+ * its own client per library (or leader candidate), driven by the first JVM over standard input. Replies start with
+ * {@code @@}; anything else a library prints goes to standard error.
  */
 public final class ChildMain {
 
@@ -37,6 +38,7 @@ public final class ChildMain {
         ClientContext context = new ClientContext(pool, args[2], Integer.parseInt(args[3]), ClientContext.LEASE_TIME);
         Map<Library, LockClient> clients = new EnumMap<>(Library.class);
         List<Candidate> candidates = new ArrayList<>();
+        Nodes nodes = Nodes.none();
         BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         replies.println("@@READY");
         try {
@@ -49,12 +51,34 @@ public final class ChildMain {
                         clients.computeIfAbsent(Library.byId(words[1]), l -> l.open(context));
                         replies.println("@@OPEN");
                     }
+                    case "NODES" -> {
+                        // NODES <library> <count>: replaces this JVM's nodes (0 only closes them).
+                        nodes.close();
+                        nodes = Nodes.open(
+                                Library.byId(words[1]),
+                                Integer.parseInt(words[2]),
+                                args[0],
+                                args[1],
+                                args[2],
+                                Integer.parseInt(args[3]),
+                                Harness.POOL_NAME + "-child-node");
+                        replies.println("@@NODES");
+                    }
+                    case "EVICT" -> {
+                        // Idle connections of this JVM's pool back to the server, before the nodes need them.
+                        pool.getHikariPoolMXBean().softEvictConnections();
+                        replies.println("@@EVICT");
+                    }
                     case "RUN" -> {
-                        LockClient client = clients.computeIfAbsent(Library.byId(words[1]), l -> l.open(context));
+                        // A tenth word "nodes": one thread per node opened by NODES, instead of threads of one client.
+                        boolean onNodes = words.length > 9 && words[9].equals("nodes");
+                        LockClient client =
+                                onNodes ? null : clients.computeIfAbsent(Library.byId(words[1]), l -> l.open(context));
                         ContendedWorker.Outcome outcome = ContendedWorker.run(
-                                client,
+                                onNodes
+                                        ? nodes.clients()
+                                        : java.util.Collections.nCopies(Integer.parseInt(words[3]), client),
                                 words[2],
-                                Integer.parseInt(words[3]),
                                 Integer.parseInt(words[4]),
                                 Long.parseLong(words[5]),
                                 Long.parseLong(words[6]),
@@ -88,6 +112,7 @@ public final class ChildMain {
             replies.println("@@ERROR " + e);
         } finally {
             candidates.forEach(Candidate::close);
+            nodes.close();
             clients.values().forEach(LockClient::close);
             pool.close();
         }

@@ -34,6 +34,18 @@ public final class Results {
 
     public long clockCheckNanos;
 
+    /** One node (client instance) per thread on one key, per node count. */
+    public Map<Integer, Series<ContendedResult>> nodes = new LinkedHashMap<>();
+
+    /** Node counts of the nodes scenario that did not fit under the server's connection limit, and why. */
+    public Map<Integer, String> nodesSkipped = new LinkedHashMap<>();
+
+    /** Threads of one client each on its own key, per thread count. */
+    public Map<Integer, Series<CycleResult>> keyScaling = new LinkedHashMap<>();
+
+    /** Two threads (two clients) per key. */
+    public Series<CycleResult> keyPairs;
+
     public List<RenewalResult> renewal = List.of();
 
     public List<AnnotationResult> annotation = List.of();

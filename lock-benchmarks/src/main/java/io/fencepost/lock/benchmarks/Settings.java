@@ -23,6 +23,10 @@ public record Settings(
         Duration losingWindow,
         Duration contendedWindow,
         List<Integer> threadCounts,
+        List<Integer> nodeCounts,
+        Duration nodesWindow,
+        List<Integer> keyThreadCounts,
+        Duration keysWindow,
         Duration criticalSection,
         int leases,
         Duration renewalLeaseTime,
@@ -48,6 +52,8 @@ public record Settings(
         UNCONTENDED,
         LOSING,
         CONTENDED,
+        NODES,
+        DISTINCT_KEYS,
         RENEWAL,
         ANNOTATION,
         COUNTING,
@@ -72,6 +78,12 @@ public record Settings(
               --losing-seconds=S      window per library and round, losing tryAcquire (default 0.5)
               --contended-seconds=S   window per library and round, contended hand-off (default 2)
               --threads=8,32          total threads on one key, split over the two JVMs
+              --nodes=8,32            nodes (one client instance with one thread each) on one key in the nodes
+                                      scenario, split over the two JVMs
+              --nodes-seconds=S       window per library and round there (default 3)
+              --key-threads=1,2,4     threads of one client, each on its own key, in the distinct-keys scenario
+                                      (default 1,2,4,8,16,32,64)
+              --keys-seconds=S        window per library and round there (default 1)
               --critical-section-us=N busy work inside each contended critical section (default 0)
               --leases=N              held leases in the renewal scenario (default 10000)
               --renewal-lease-seconds=S  lease time there; renewal is due every third of it (default 6)
@@ -79,8 +91,9 @@ public record Settings(
                                       scenario (default 2)
               --hand-overs=N          measured yields and closes per library there (default 10); --kills=N
                                       leader processes killed per library (default 5)
-              --scenarios=a,b         any of uncontended, losing, contended, renewal, annotation, counting,
-                                      shared, permits, extend, failover, fenced-transaction. A run of only
+              --scenarios=a,b         any of uncontended, losing, contended, nodes, distinct-keys, renewal,
+                                      annotation, counting, shared, permits, extend, failover,
+                                      fenced-transaction. A run of only
                                       some scenarios merges their sections into the existing report and
                                       leaves the others as they are (and the chart, unless uncontended and
                                       contended both ran)
@@ -101,6 +114,10 @@ public record Settings(
         double losing = quick ? 0.2 : 0.5;
         double contended = quick ? 0.6 : 2.0;
         List<Integer> threads = List.of(8, 32);
+        List<Integer> nodes = List.of(8, 32);
+        double nodesWindow = quick ? 0.6 : 3.0;
+        List<Integer> keyThreads = List.of(1, 2, 4, 8, 16, 32, 64);
+        double keysWindow = quick ? 0.3 : 1.0;
         long csMicros = 0;
         int leases = quick ? 1_000 : 10_000;
         double renewalLease = quick ? 3 : 6;
@@ -139,6 +156,10 @@ public record Settings(
                     threads = Arrays.stream(value.split(","))
                             .map(t -> positiveInt(name, t.trim()))
                             .toList();
+                case "nodes" -> nodes = counts(name, value);
+                case "nodes-seconds" -> nodesWindow = positiveDouble(name, value);
+                case "key-threads" -> keyThreads = counts(name, value);
+                case "keys-seconds" -> keysWindow = positiveDouble(name, value);
                 case "critical-section-us" -> csMicros = Long.parseLong(value);
                 case "leases" -> leases = positiveInt(name, value);
                 case "renewal-lease-seconds" -> renewalLease = positiveDouble(name, value);
@@ -168,6 +189,10 @@ public record Settings(
             throw new IllegalArgumentException(
                     "--threads takes even counts of at least 2 (half run in each JVM), was " + threads);
         }
+        if (nodes.stream().anyMatch(n -> n < 2 || n % 2 != 0)) {
+            throw new IllegalArgumentException(
+                    "--nodes takes even counts of at least 2 (half run in each JVM), was " + nodes);
+        }
         Path root = repositoryRoot();
         if (output == null) {
             output = quick
@@ -181,6 +206,10 @@ public record Settings(
                 seconds(losing),
                 seconds(contended),
                 List.copyOf(new LinkedHashSet<>(threads)),
+                List.copyOf(new LinkedHashSet<>(nodes)),
+                seconds(nodesWindow),
+                List.copyOf(new LinkedHashSet<>(keyThreads)),
+                seconds(keysWindow),
                 Duration.ofNanos(csMicros * 1_000),
                 leases,
                 seconds(renewalLease),
@@ -257,6 +286,12 @@ public record Settings(
             throw new IllegalArgumentException("--" + name + " must be positive, was " + value);
         }
         return n;
+    }
+
+    private static List<Integer> counts(String name, String value) {
+        return Arrays.stream(value.split(","))
+                .map(t -> positiveInt(name, t.trim()))
+                .toList();
     }
 
     private static double positiveDouble(String name, String value) {

@@ -54,6 +54,7 @@ public final class Report {
                 new Summary(settings, r, md),
                 new UncontendedSections(settings, r, md),
                 new ContendedSection(settings, r, md),
+                new NodesAndKeysSections(settings, r, md),
                 new RenewalAndAnnotationSections(r, md),
                 new ModeSections(r, md),
                 new ExtendAndFailoverSections(r, md),
@@ -100,6 +101,7 @@ public final class Report {
         md.line(RUN_COMMAND + " --help     # rounds, windows, thread counts, scenarios, libraries, addresses");
         md.line(RUN_COMMAND + " --scenarios=shared,permits   # only these; merges their sections into"
                 + " docs/benchmarks.md");
+        md.line(RUN_COMMAND + " --scenarios=nodes,distinct-keys   # one node per thread; keys in parallel");
         md.line("```");
         md.line();
         md.line("A run of only some scenarios (`--scenarios=…`) replaces, in the existing report, the sections it"
@@ -123,6 +125,9 @@ public final class Report {
                 + Fmt.secs(settings.cycleWindow()) + " per library (uncontended) and of "
                 + Fmt.secs(settings.losingWindow())
                 + " (losing), " + settings.rounds() + " of " + Fmt.secs(settings.contendedWindow()) + " (contended), "
+                + settings.rounds() + " of " + Fmt.secs(settings.nodesWindow()) + " (nodes: " + settings.nodeCounts()
+                + " nodes), " + settings.rounds() + " of " + Fmt.secs(settings.keysWindow()) + " (distinct keys: "
+                + settings.keyThreadCounts() + " threads), "
                 + 2 * settings.rounds() + " of " + Fmt.secs(settings.annotationWindow()) + " (annotation); "
                 + settings.leases() + " leases for renewal; shared leases and permits as uncontended with one"
                 + " thread and as contended with 8, extend as uncontended; failover: " + settings.handOvers()
@@ -160,6 +165,14 @@ public final class Report {
                         + " threads evenly; both record `System.nanoTime()` (CLOCK_MONOTONIC, shared by the processes of"
                         + " one machine; the harness checks the two agree) and the critical sections are merged in the order"
                         + " they were entered.");
+        md.line("- **One node per thread.** The nodes scenario runs the contended loop with one thread per client"
+                + " instance instead: every node opens its own client and its own pool (sized to what one thread of"
+                + " the library needs), half of the nodes in each JVM, opened before and closed after each library's"
+                + " round. The node counts that do not fit under the server's `max_connections` (checked before each"
+                + " count, after the JVMs' own pools gave back their idle connections) are reported as not measured.");
+        md.line("- **Distinct keys.** Threads of the JVM's one client, each on a key of its own, so nobody waits:"
+                + " Fencepost against the raw SQL ceiling as the thread count doubles; then two clients per key, so"
+                + " that every release is one someone waits for.");
         md.line("- **Counting.** Statements and round trips are counted on the client's wire: for PostgreSQL inside the"
                 + " JDBC driver's socket (a `socketFactory` that reads the protocol the driver writes: every Execute"
                 + " or simple Query is a statement, every read after a write is a round trip, so a `BEGIN` the"

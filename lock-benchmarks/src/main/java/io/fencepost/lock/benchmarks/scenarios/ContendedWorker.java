@@ -74,6 +74,14 @@ public final class ContendedWorker {
     public static Outcome run(
             LockClient client, String key, int threads, int jvm, long startAt, long windowNanos, long csNanos)
             throws InterruptedException {
+        return run(java.util.Collections.nCopies(threads, client), key, jvm, startAt, windowNanos, csNanos);
+    }
+
+    /** One thread per client in {@code clients} (the nodes scenario: each its own application instance). */
+    public static Outcome run(
+            List<LockClient> clients, String key, int jvm, long startAt, long windowNanos, long csNanos)
+            throws InterruptedException {
+        int threads = clients.size();
         long endAt = startAt + windowNanos;
         List<List<Event>> perThread = new ArrayList<>();
         List<Long> timeouts = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -83,6 +91,7 @@ public final class ContendedWorker {
             List<Event> events = new ArrayList<>(16 * 1024);
             perThread.add(events);
             int threadId = t;
+            LockClient client = clients.get(t);
             Thread worker = new Thread(
                     () -> loop(client, key, jvm, threadId, startAt, endAt, csNanos, events, timeouts, errors),
                     "contender-" + jvm + "-" + t);

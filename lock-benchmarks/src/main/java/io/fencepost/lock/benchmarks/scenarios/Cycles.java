@@ -17,6 +17,16 @@ final class Cycles {
     private Cycles() {}
 
     static CycleResult run(LockClient client, String key, int threads, Duration window) throws Exception {
+        return run(t -> client, t -> key, threads, window);
+    }
+
+    /** Thread {@code t} cycles on {@code keyOf(t)} with {@code clientOf(t)}. */
+    static CycleResult run(
+            java.util.function.IntFunction<LockClient> clientOf,
+            java.util.function.IntFunction<String> keyOf,
+            int threads,
+            Duration window)
+            throws Exception {
         Samples[] total = new Samples[threads];
         Samples[] acquire = new Samples[threads];
         Samples[] release = new Samples[threads];
@@ -29,6 +39,8 @@ final class Cycles {
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             int i = t;
+            LockClient client = clientOf.apply(i);
+            String key = keyOf.apply(i);
             total[i] = new Samples(16 * 1024);
             acquire[i] = new Samples(16 * 1024);
             release[i] = new Samples(16 * 1024);

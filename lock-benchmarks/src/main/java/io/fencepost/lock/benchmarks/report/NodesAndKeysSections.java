@@ -1,0 +1,168 @@
+package io.fencepost.lock.benchmarks.report;
+
+import static io.fencepost.lock.benchmarks.clients.Library.FENCEPOST;
+import static io.fencepost.lock.benchmarks.clients.Library.RAW;
+
+import io.fencepost.lock.benchmarks.Pools;
+import io.fencepost.lock.benchmarks.Results;
+import io.fencepost.lock.benchmarks.Series;
+import io.fencepost.lock.benchmarks.Settings;
+import io.fencepost.lock.benchmarks.clients.Library;
+import io.fencepost.lock.benchmarks.clients.Nodes;
+import io.fencepost.lock.benchmarks.scenarios.ContendedResult;
+import io.fencepost.lock.benchmarks.scenarios.CycleResult;
+import io.fencepost.lock.benchmarks.scenarios.DistinctKeysScenario;
+import java.util.Map;
+
+/**
+ * Writes the nodes section (one client instance per thread on one key, across two JVMs) and the distinct-keys section
+ * (threads of one client, each on its own key, and then two clients per key).
+ */
+record NodesAndKeysSections(Settings settings, Results r, Markdown md) implements Section {
+
+    @Override
+    public void write() {
+        nodes();
+        keys();
+    }
+
+    private void nodes() {
+        if (r.nodes.isEmpty() && r.nodesSkipped.isEmpty()) {
+            return;
+        }
+        long overlaps = r.nodes.values().stream()
+                .flatMap(s -> s.libraries().stream().flatMap(l -> s.of(l).stream()))
+                .mapToLong(ContendedResult::overlaps)
+                .sum();
+        md.line("## One node per thread, two JVMs");
+        md.line();
+        md.line("N nodes on one key, N/2 in each JVM. A node is a separate application instance: its own client (lock"
+                + " manager, registry, lock provider or Redisson client) and its own small pool ("
+                + poolSizes() + "), with exactly one thread looping acquire → (empty) critical section → release →"
+                + " acquire again, for " + Fmt.secs(settings.nodesWindow()) + " per library and round. Unlike the"
+                + " contended scenario no two threads share a client, so no hand-off stays inside one client's local"
+                + " queue. *Hand-off to another node*: from the start of a release to the next critical section when"
+                + " that one is another node's. *Wait*: from calling acquire to holding the key. *Re-acquired*: share"
+                + " of critical sections followed by one of the same node. Overlapping critical sections (a safety"
+                + " check) were " + (overlaps == 0 ? "never seen." : "**seen " + overlaps + " times**."));
+        md.line();
+        r.nodesSkipped.forEach((nodes, why) -> {
+            md.line("*" + nodes + " nodes: not measured, " + why + ".*");
+            md.line();
+        });
+        for (Map.Entry<Integer, Series<ContendedResult>> entry : r.nodes.entrySet()) {
+            Series<ContendedResult> s = entry.getValue();
+            md.line("### " + entry.getKey() + " nodes");
+            md.line();
+            md.line(
+                    "| library | waits by | CS/s | hand-off to another node p50 | wait p50 | wait p99 | re-acquired by the"
+                            + " releasing node | Fencepost ÷ this: CS/s, wait p99 |");
+            md.line("| --- | --- | --- | --- | --- | --- | --- | --- |");
+            for (Library library : s.libraries()) {
+                long problems = s.of(library).stream()
+                        .mapToLong(c -> c.timeouts() + c.errors())
+                        .sum();
+                md.line("| " + Section.label(library) + " | " + waitsBy(library) + " | "
+                        + Fmt.count(s.median(library, ContendedResult::perSecond))
+                        + (problems > 0 ? " (" + problems + " timeouts/errors)" : "") + " | "
+                        + Fmt.ms(s.median(library, ContendedResult::handoffP50Ms)) + " | "
+                        + Fmt.ms(s.median(library, ContendedResult::waitP50Ms)) + " | "
+                        + Fmt.ms(s.median(library, ContendedResult::waitP99Ms)) + " | "
+                        + Fmt.pct(s.median(library, ContendedResult::reacquireShare)) + " | "
+                        + (library == FENCEPOST
+                                ? "1"
+                                : Fmt.ratio(s.ratio(FENCEPOST, library, ContendedResult::perSecond)) + ", "
+                                        + Fmt.ratio(s.ratio(FENCEPOST, library, ContendedResult::waitP99Ms)))
+                        + " |");
+            }
+            md.line();
+        }
+    }
+
+    private static String poolSizes() {
+        return "Fencepost " + Nodes.connectionsPerNode(FENCEPOST) + " connections, one for its `LISTEN` and one for"
+                + " its statements; Spring Integration " + Nodes.connectionsPerNode(Library.SPRING_INTEGRATION)
+                + "; raw SQL and ShedLock " + Nodes.connectionsPerNode(RAW) + "; Redisson one client with at most 2"
+                + " connections for commands, 1 for pub/sub and 2 Netty threads";
+    }
+
+    private static String waitsBy(Library library) {
+        return switch (library) {
+            case RAW -> "harness polls every 5 ms";
+            case FENCEPOST ->
+                Measured.pushHandOff()
+                        ? "woken by NOTIFY (every waiter is in another client)"
+                        : "polls, 5–100 ms backoff";
+            case FENCEPOST_FAIR -> "as Fencepost, plus a ticket queue shared by all clients";
+            case SHEDLOCK -> "harness polls every 5 ms (ShedLock never waits)";
+            case SPRING_INTEGRATION -> "polls every 100 ms";
+            case REDISSON -> "pub/sub wake-up";
+            default -> Fmt.NONE;
+        };
+    }
+
+    private void keys() {
+        if (r.keyScaling.isEmpty()) {
+            return;
+        }
+        md.line("## Distinct keys in parallel, one client");
+        md.line();
+        md.line("T threads of one client (one pool of at most " + Pools.MAX_SIZE + " connections) in one JVM, thread i"
+                + " cycling acquire + release on its own key i, for " + Fmt.secs(settings.keysWindow()) + " per"
+                + " library and round. Nobody waits, so what keeps the total from growing with the threads is the"
+                + " client, the pool or something server-wide (WAL flushes, locks, `NOTIFY`). Raw SQL is the durable"
+                + " ceiling (one autocommit statement each for acquire and release). *Scaling*: cycles/s divided by"
+                + " the library's own with 1 thread. Beyond " + Pools.MAX_SIZE + " threads the pool queues them.");
+        md.line();
+        md.line("| threads | **Fencepost** cycles/s | raw SQL cycles/s | Fencepost ÷ raw SQL | Fencepost cycle p50"
+                + " | raw SQL cycle p50 | Fencepost scaling | raw SQL scaling |");
+        md.line("| --- | --- | --- | --- | --- | --- | --- | --- |");
+        Series<CycleResult> one = r.keyScaling.values().iterator().next();
+        int baseThreads = r.keyScaling.keySet().iterator().next();
+        for (Map.Entry<Integer, Series<CycleResult>> entry : r.keyScaling.entrySet()) {
+            Series<CycleResult> s = entry.getValue();
+            md.line("| " + entry.getKey() + " | " + Fmt.count(s.median(FENCEPOST, CycleResult::perSecond)) + " | "
+                    + Fmt.count(s.median(RAW, CycleResult::perSecond)) + " | "
+                    + Fmt.ratio(s.ratio(FENCEPOST, RAW, CycleResult::perSecond)) + " | "
+                    + Fmt.us(s.median(FENCEPOST, CycleResult::p50Micros)) + " | "
+                    + Fmt.us(s.median(RAW, CycleResult::p50Micros)) + " | "
+                    + scaling(s, one, FENCEPOST) + " | " + scaling(s, one, RAW) + " |");
+        }
+        md.line();
+        if (baseThreads != 1) {
+            md.line("*Scaling is relative to " + baseThreads + " threads, the fewest measured.*");
+            md.line();
+        }
+        if (r.keyPairs == null) {
+            return;
+        }
+        Series<CycleResult> p = r.keyPairs;
+        md.line("### " + DistinctKeysScenario.PAIRED_KEYS + " keys, two clients per key");
+        md.line();
+        md.line(2 * DistinctKeysScenario.PAIRED_KEYS + " threads on " + DistinctKeysScenario.PAIRED_KEYS + " keys:"
+                + " on each key one thread of the JVM's client and one of a second client of the same library in the"
+                + " same JVM (same pool), so every key has a waiter in another client and a release is one someone"
+                + " waits for (Fencepost then sends `NOTIFY` in the release, and the waiting client is woken through"
+                + " its `LISTEN`; raw SQL's waiter polls every 5 ms). A cycle's acquire includes its wait.");
+        md.line();
+        md.line("| library | cycles/s | range over rounds | cycle p50 | cycle p99 | Fencepost ÷ this |");
+        md.line("| --- | --- | --- | --- | --- | --- |");
+        for (Library library : p.libraries()) {
+            long failures =
+                    p.of(library).stream().mapToLong(CycleResult::anomalies).sum();
+            md.line("| " + Section.label(library) + " | " + Fmt.count(p.median(library, CycleResult::perSecond))
+                    + (failures > 0 ? " (" + failures + " timed out)" : "") + " | "
+                    + Fmt.range(p.min(library, CycleResult::perSecond), p.max(library, CycleResult::perSecond))
+                    + " | " + Fmt.us(p.median(library, CycleResult::p50Micros)) + " | "
+                    + Fmt.us(p.median(library, CycleResult::p99Micros)) + " | "
+                    + (library == FENCEPOST ? "1" : Fmt.ratio(p.ratio(FENCEPOST, library, CycleResult::perSecond)))
+                    + " |");
+        }
+        md.line();
+    }
+
+    private static String scaling(Series<CycleResult> s, Series<CycleResult> base, Library library) {
+        double baseline = base.median(library, CycleResult::perSecond);
+        return Fmt.ratio(s.median(library, CycleResult::perSecond) / baseline);
+    }
+}

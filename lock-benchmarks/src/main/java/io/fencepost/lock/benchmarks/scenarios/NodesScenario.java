@@ -1,0 +1,150 @@
+package io.fencepost.lock.benchmarks.scenarios;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.fencepost.lock.benchmarks.Harness;
+import io.fencepost.lock.benchmarks.Series;
+import io.fencepost.lock.benchmarks.Settings;
+import io.fencepost.lock.benchmarks.clients.Library;
+import io.fencepost.lock.benchmarks.clients.Nodes;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Nodes on one key, as production contenders usually are: each node a separate application instance (its own client
+ * and pool) with one thread, half of the nodes in this JVM and half in the second. Measured like the contended
+ * scenario (the same worker loop and the same figures), only that no two threads share a client, so every hand-off
+ * goes from one client to another.
+ */
+public final class NodesScenario {
+
+    /** How far ahead both JVMs are told to start, so that every node's thread is parked at the line when it opens. */
+    private static final long START_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(400);
+
+    /** Per node count, either its measurements or why it was not measured. */
+    public record Outcome(Map<Integer, Series<ContendedResult>> byNodes, Map<Integer, String> skipped) {}
+
+    private final Harness harness;
+
+    public NodesScenario(Harness harness) {
+        this.harness = harness;
+    }
+
+    public Outcome run() throws Exception {
+        Settings settings = harness.settings();
+        Map<Integer, Series<ContendedResult>> byNodes = new LinkedHashMap<>();
+        Map<Integer, String> skipped = new LinkedHashMap<>();
+        List<Library> libraries = harness.libraries(
+                Library.RAW,
+                Library.FENCEPOST,
+                Library.FENCEPOST_FAIR,
+                Library.SHEDLOCK,
+                Library.SPRING_INTEGRATION,
+                Library.REDISSON);
+        int perNode =
+                libraries.stream().mapToInt(Nodes::connectionsPerNode).max().orElse(0);
+        try (ChildJvm child = new ChildJvm(ChildJvm.arguments(settings))) {
+            long clock = child.checkClock();
+            harness.log(
+                    "second JVM up; its System.nanoTime() agrees with ours (checked within " + clock / 1000 + " µs)");
+            // Each library's schema set up once (Fencepost's migration), before dozens of nodes start at once.
+            libraries.forEach(harness::client);
+            for (int nodes : settings.nodeCounts()) {
+                // The JVMs' own pools keep connections from earlier scenarios: give the idle ones back first.
+                ((HikariDataSource) harness.context().dataSource())
+                        .getHikariPoolMXBean()
+                        .softEvictConnections();
+                child.send("EVICT");
+                child.expect("EVICT");
+                int free = freeConnections();
+                int needed = nodes * perNode;
+                if (needed > free) {
+                    String why = nodes + " nodes need " + needed + " connections (" + perNode
+                            + " per node), the server had " + free + " free";
+                    harness.log("nodes/" + nodes + "-nodes skipped: " + why);
+                    skipped.put(nodes, why);
+                    continue;
+                }
+                byNodes.put(
+                        nodes,
+                        Rounds.run(
+                                harness,
+                                "nodes/" + nodes + "-nodes",
+                                libraries,
+                                (library, round) -> measure(child, library, nodes),
+                                ContendedResult::show));
+            }
+        }
+        return new Outcome(byNodes, skipped);
+    }
+
+    private ContendedResult measure(ChildJvm child, Library library, int nodes) throws Exception {
+        Settings settings = harness.settings();
+        String key = "bench:" + library.id() + ":nodes-" + nodes;
+        long window = settings.nodesWindow().toNanos();
+        long cs = settings.criticalSection().toNanos();
+        int half = nodes / 2;
+        Path file = Files.createTempFile("fencepost-bench-", ".events");
+        child.send("NODES " + library.id() + " " + half);
+        try (Nodes ours = Nodes.open(
+                library,
+                half,
+                settings.jdbcUrl(settings.database()),
+                settings.pgUser(),
+                settings.redisHost(),
+                settings.redisPort(),
+                Harness.POOL_NAME + "-node")) {
+            child.expect("NODES");
+            long startAt = System.nanoTime() + START_DELAY_NANOS;
+            child.send(String.join(
+                    " ",
+                    "RUN",
+                    library.id(),
+                    key,
+                    String.valueOf(half),
+                    "2",
+                    String.valueOf(startAt),
+                    String.valueOf(window),
+                    String.valueOf(cs),
+                    file.toString(),
+                    "nodes"));
+            ContendedWorker.Outcome mine = ContendedWorker.run(ours.clients(), key, 1, startAt, window, cs);
+            child.expect("DONE");
+            ContendedWorker.Outcome theirs;
+            try (InputStream in = Files.newInputStream(file)) {
+                theirs = ContendedWorker.Outcome.read(in);
+            }
+            List<ContendedWorker.Event> events = new ArrayList<>(mine.events());
+            events.addAll(theirs.events());
+            List<Long> timedOut = new ArrayList<>(mine.timedOutWaits());
+            timedOut.addAll(theirs.timedOutWaits());
+            return ContendedResult.of(nodes, events, timedOut, startAt, window, mine.errors() + theirs.errors());
+        } finally {
+            child.send("NODES " + library.id() + " 0");
+            child.expect("NODES");
+            Files.deleteIfExists(file);
+        }
+    }
+
+    /** Connections the server would still accept from a non-superuser role, as of now. */
+    private int freeConnections() throws Exception {
+        try (Connection connection = harness.context().dataSource().getConnection();
+                Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("""
+                        SELECT current_setting('max_connections')::int
+                               - current_setting('superuser_reserved_connections')::int
+                               - (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')
+                        """)) {
+            rows.next();
+            return rows.getInt(1);
+        }
+    }
+}
