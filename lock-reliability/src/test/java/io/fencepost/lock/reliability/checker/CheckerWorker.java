@@ -155,20 +155,7 @@ public final class CheckerWorker {
         for (int t = 0; t < threads; t++) {
             LockManager manager = t < sharedThreads ? shared.get(t % sharedManagers) : null;
             String name = process + "/t" + t;
-            Random random = new Random(seed * 31 + t);
-            Thread thread = new Thread(
-                    () -> {
-                        try {
-                            loop(name, random, manager, null);
-                        } catch (Throwable e) {
-                            unexpected.incrementAndGet();
-                            System.out.println("worker thread " + name + " failed unexpectedly:");
-                            e.printStackTrace(System.out);
-                        }
-                    },
-                    name);
-            thread.start();
-            workers.add(thread);
+            workers.add(startLoop(name, new Random(seed * 31 + t), manager, null, unexpected));
         }
         // Threads on the mixed and permit keys: every other one shares a manager with the others of its kind, so
         // that several leases of one key are held through one manager as well as across managers and JVMs.
@@ -176,20 +163,7 @@ public final class CheckerWorker {
         for (int t = 0; t < modeThreads; t++) {
             LockManager manager = t % 2 == 1 ? modeManager : null;
             String name = process + "/m" + t;
-            Random random = new Random(seed * 37 + t);
-            Thread thread = new Thread(
-                    () -> {
-                        try {
-                            loop(name, random, manager, modeKeys);
-                        } catch (Throwable e) {
-                            unexpected.incrementAndGet();
-                            System.out.println("worker thread " + name + " failed unexpectedly:");
-                            e.printStackTrace(System.out);
-                        }
-                    },
-                    name);
-            thread.start();
-            workers.add(thread);
+            workers.add(startLoop(name, new Random(seed * 37 + t), manager, modeKeys, unexpected));
         }
         for (Thread thread : workers) {
             thread.join();
@@ -206,6 +180,24 @@ public final class CheckerWorker {
         workPool.close();
         System.out.println("worker " + process + " done: " + snapshot + (flushed ? "" : " (history NOT flushed)"));
         return unexpected.get() == 0 && flushed ? 0 : 1;
+    }
+
+    /** Starts a thread running {@link #loop}; anything it throws is printed and counted in {@code unexpected}. */
+    private Thread startLoop(
+            String name, Random random, LockManager manager, List<KeyPlan> plans, AtomicInteger unexpected) {
+        Thread thread = new Thread(
+                () -> {
+                    try {
+                        loop(name, random, manager, plans);
+                    } catch (Throwable e) {
+                        unexpected.incrementAndGet();
+                        System.out.println("worker thread " + name + " failed unexpectedly:");
+                        e.printStackTrace(System.out);
+                    }
+                },
+                name);
+        thread.start();
+        return thread;
     }
 
     /**
