@@ -6,13 +6,8 @@ import io.fencepost.lock.Lease;
 import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.jdbc.PostgresLockManager;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import io.fencepost.lock.reliability.support.ChildJvm;
 import io.fencepost.lock.reliability.support.Pools;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -34,23 +29,12 @@ class FrozenFencedHolderTest {
     void aHolderFrozenAfterTheCheckKeepsTheKeyNoLongerThanItsRemainingLeaseAndNeverCommits() throws Exception {
         PostgresLockManager.create(db.dataSource()).close();
         db.execute("CREATE TABLE frozen_write (token bigint PRIMARY KEY)");
-        Process child = new ProcessBuilder(
-                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        FrozenFencedHolderChild.class.getName(),
-                        db.jdbcUrl(),
-                        KEY,
-                        "3000")
-                .redirectError(ProcessBuilder.Redirect.INHERIT)
-                .start();
-        try {
-            BufferedReader out =
-                    new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-            String checked = out.readLine();
+        try (ChildJvm child = ChildJvm.start(
+                FrozenFencedHolderChild.class, ProcessBuilder.Redirect.INHERIT, db.jdbcUrl(), KEY, "3000")) {
+            String checked = child.readLine();
             assertThat(checked).startsWith("CHECKED ");
             long staleToken = Long.parseLong(checked.substring("CHECKED ".length()));
-            signal("STOP", child.pid());
+            child.signal("STOP");
             long stopped = System.nanoTime();
             long remainingMillis = Pools.queryLong(
                     db.jdbcUrl(),
@@ -80,27 +64,13 @@ class FrozenFencedHolderTest {
                     .as("granted within the remaining lease (%d ms) plus 1 s", remainingMillis)
                     .isLessThanOrEqualTo(remainingMillis + 1_000);
 
-            signal("CONT", child.pid());
-            Writer in = new OutputStreamWriter(child.getOutputStream(), StandardCharsets.UTF_8);
-            in.write("COMMIT\n");
-            in.flush();
-            assertThat(out.readLine()).as("the frozen holder's commit").startsWith("COMMIT_FAILED");
+            child.signal("CONT");
+            child.send("COMMIT");
+            assertThat(child.readLine()).as("the frozen holder's commit").startsWith("COMMIT_FAILED");
             assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
             assertThat(Pools.queryLong(db.jdbcUrl(), "SELECT count(*) FROM frozen_write", -1))
                     .as("the frozen holder's write")
                     .isZero();
-        } finally {
-            child.destroyForcibly();
         }
-    }
-
-    private static void signal(String signal, long pid) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .start();
-        assertThat(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0)
-                .as("kill -%s %d", signal, pid)
-                .isTrue();
     }
 }

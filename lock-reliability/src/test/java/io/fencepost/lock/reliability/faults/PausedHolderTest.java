@@ -9,13 +9,8 @@ import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.jdbc.JdbcFencingGuard;
 import io.fencepost.lock.jdbc.PostgresLockManager;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import io.fencepost.lock.reliability.support.ChildJvm;
 import io.fencepost.lock.reliability.support.Pools;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -72,24 +67,13 @@ class PausedHolderTest {
 
     @Test
     void aProcessStoppedPastItsLeaseHasItsLateWriteRejected() throws Exception {
-        Process child = new ProcessBuilder(
-                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        PausedHolderChild.class.getName(),
-                        db.jdbcUrl(),
-                        "paused:process",
-                        "800")
-                .redirectError(ProcessBuilder.Redirect.DISCARD)
-                .start();
-        try {
-            BufferedReader out =
-                    new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-            String held = out.readLine();
+        try (ChildJvm child = ChildJvm.start(
+                PausedHolderChild.class, ProcessBuilder.Redirect.DISCARD, db.jdbcUrl(), "paused:process", "800")) {
+            String held = child.readLine();
             assertThat(held).startsWith("HELD ");
             long staleToken = Long.parseLong(held.substring(5));
 
-            signal("STOP", child.pid());
+            child.signal("STOP");
             Thread.sleep(1_500);
             try (PostgresLockManager other =
                             PostgresLockManager.builder(db.dataSource()).build();
@@ -97,19 +81,15 @@ class PausedHolderTest {
                 assertThat(fresh.fencingToken()).isGreaterThan(staleToken);
                 write(fresh.fencingToken(), 200);
             }
-            signal("CONT", child.pid());
+            child.signal("CONT");
 
-            Writer in = new OutputStreamWriter(child.getOutputStream(), StandardCharsets.UTF_8);
-            in.write("WRITE\n");
-            in.flush();
-            String belief = out.readLine();
-            String outcome = out.readLine();
+            child.send("WRITE");
+            String belief = child.readLine();
+            String outcome = child.readLine();
             assertThat(belief).startsWith("HELD_AFTER_PAUSE ");
             assertThat(outcome).as("the stopped process's write").startsWith("REJECTED");
             assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
             assertThat(balance()).isEqualTo(200);
-        } finally {
-            child.destroyForcibly();
         }
     }
 
@@ -133,15 +113,5 @@ class PausedHolderTest {
 
     private int balance() {
         return (int) Pools.queryLong(db.jdbcUrl(), "SELECT balance FROM account WHERE id = 1", -1);
-    }
-
-    private static void signal(String signal, long pid) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .start();
-        assertThat(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0)
-                .as("kill -%s %d", signal, pid)
-                .isTrue();
     }
 }
