@@ -19,11 +19,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -633,24 +631,7 @@ public final class PatroniCluster implements AutoCloseable {
             Network.signal("CONT", Network.pids(node.name()));
         }
         network.close();
-        deleteRecursively(base);
-    }
-
-    private static void deleteRecursively(Path path) {
-        if (!Files.exists(path)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(path)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    // best effort
-                }
-            });
-        } catch (IOException e) {
-            // best effort
-        }
+        LocalPostgres.deleteRecursively(base);
     }
 
     @Override

@@ -370,7 +370,8 @@ public final class LocalPostgres implements AutoCloseable {
         }
     }
 
-    private static void deleteRecursively(Path path) {
+    /** Deletes a directory and everything in it, best effort: what cannot be deleted is left behind. */
+    public static void deleteRecursively(Path path) {
         if (!Files.exists(path)) {
             return;
         }
