@@ -150,7 +150,7 @@ final class LabWorker implements Runnable {
         set("holding", fencingToken, "read");
         Optional<LabResource.Snapshot> read = experiment.resource().read(fenced, fencingToken);
         if (read.isEmpty()) {
-            rejected(fencingToken, "read");
+            refusedByFence(fencingToken, "read");
             return;
         }
         set("holding", fencingToken, "read " + read.get().value() + ", working");
@@ -159,7 +159,7 @@ final class LabWorker implements Runnable {
         set("writing", fencingToken, "writes " + value);
         Optional<Long> replaced = experiment.resource().write(fenced, fencingToken, name, value);
         if (replaced.isEmpty()) {
-            rejected(fencingToken, "write of " + value);
+            refusedByFence(fencingToken, "write of " + value);
         } else {
             accepted(fencingToken, value, read.get().version(), replaced.get());
         }
@@ -187,15 +187,10 @@ final class LabWorker implements Runnable {
                 accepted(fencingToken, value, read.version(), replaced);
             } catch (LeaseLostException | SQLException e) {
                 rollBack(transaction);
-                experiment.counters().writesRejected.incrementAndGet();
-                experiment.log().outcome(fencingToken, name, "rejected");
-                experiment
-                        .log()
-                        .event(
-                                name,
-                                "rejected",
-                                "ROLLED BACK: " + name + "'s transaction with token " + fencingToken
-                                        + " did not commit: " + e.getMessage());
+                rejected(
+                        fencingToken,
+                        "ROLLED BACK: " + name + "'s transaction with token " + fencingToken + " did not commit: "
+                                + e.getMessage());
             }
         } catch (SQLException e) {
             throw new DataAccessResourceFailureException("the lab's transaction failed: " + e.getMessage(), e);
@@ -240,18 +235,21 @@ final class LabWorker implements Runnable {
         }
     }
 
-    private void rejected(long fencingToken, String what) {
+    /** The resource refused this worker's {@code what} (its fence has seen a newer token). */
+    private void refusedByFence(long fencingToken, String what) {
+        rejected(
+                fencingToken,
+                "REJECTED: " + name + "'s " + what + " with token " + fencingToken
+                        + ": the resource has already seen token "
+                        + experiment.resource().state().fence()
+                        + " (fencing)");
+    }
+
+    /** A write that did not happen: counted, and logged as this worker's outcome with {@code message}. */
+    private void rejected(long fencingToken, String message) {
         experiment.counters().writesRejected.incrementAndGet();
         experiment.log().outcome(fencingToken, name, "rejected");
-        experiment
-                .log()
-                .event(
-                        name,
-                        "rejected",
-                        "REJECTED: " + name + "'s " + what + " with token " + fencingToken
-                                + ": the resource has already seen token "
-                                + experiment.resource().state().fence()
-                                + " (fencing)");
+        experiment.log().event(name, "rejected", message);
     }
 
     /** Works for the work time; if a pause is asked for meanwhile, this worker is the holder and freezes. */
