@@ -4,7 +4,10 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.ObjIntConsumer;
 import org.redisson.Redisson;
+import org.redisson.api.RObject;
 import org.redisson.api.RPermitExpirableSemaphore;
 import org.redisson.api.RSemaphore;
 import org.redisson.api.RedissonClient;
@@ -27,7 +30,7 @@ public final class RedissonSemaphoreClient implements LockClient, ExtendableClie
     private final Duration leaseTime;
 
     /** The semaphores this client has set up, each once (the others' threads wait for it meanwhile). */
-    private final Map<String, Object> semaphores = new ConcurrentHashMap<>();
+    private final Map<String, RObject> semaphores = new ConcurrentHashMap<>();
 
     private RedissonSemaphoreClient(ClientContext context, boolean expirable, int permits) {
         this.redisson = Redisson.create(RedissonLockClient.config(context, null));
@@ -86,24 +89,24 @@ public final class RedissonSemaphoreClient implements LockClient, ExtendableClie
         };
     }
 
+    private RPermitExpirableSemaphore expirable(String key) {
+        return semaphore(key, redisson::getPermitExpirableSemaphore, RPermitExpirableSemaphore::trySetPermits);
+    }
+
+    private RSemaphore plain(String key) {
+        return semaphore(key, redisson::getSemaphore, RSemaphore::trySetPermits);
+    }
+
     /**
      * The semaphore of {@code key}, set up on first use. A semaphore outlives its holders in Redis (unlike a lock's
      * key), so one left by an earlier run, perhaps with permits still taken, is deleted first.
      */
-    private RPermitExpirableSemaphore expirable(String key) {
-        return (RPermitExpirableSemaphore) semaphores.computeIfAbsent(key, k -> {
-            RPermitExpirableSemaphore semaphore = redisson.getPermitExpirableSemaphore(k);
+    @SuppressWarnings("unchecked") // a client makes one kind of semaphore, so an entry is of the kind asked for
+    private <S extends RObject> S semaphore(String key, Function<String, S> get, ObjIntConsumer<S> setPermits) {
+        return (S) semaphores.computeIfAbsent(key, k -> {
+            S semaphore = get.apply(k);
             semaphore.delete();
-            semaphore.trySetPermits(permits);
-            return semaphore;
-        });
-    }
-
-    private RSemaphore plain(String key) {
-        return (RSemaphore) semaphores.computeIfAbsent(key, k -> {
-            RSemaphore semaphore = redisson.getSemaphore(k);
-            semaphore.delete();
-            semaphore.trySetPermits(permits);
+            setPermits.accept(semaphore, permits);
             return semaphore;
         });
     }
