@@ -10,6 +10,7 @@ import io.fencepost.lock.benchmarks.wire.CountingSocketFactory;
 import io.fencepost.lock.spring.autoconfigure.LockAutoConfiguration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongConsumer;
 import javax.sql.DataSource;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
@@ -129,36 +130,53 @@ public final class FencedTransactionScenario {
     }
 
     private FencedTransactionResult measure(Accounts accounts, long windowNanos) {
-        Samples plain = new Samples();
-        Samples fenced = new Samples();
-        long plainStatements = 0;
-        long fencedStatements = 0;
-        long plainCalls = 0;
-        long fencedCalls = 0;
+        Batches plain = new Batches(accounts::deposit);
+        Batches fenced = new Batches(accounts::depositFenced);
         long end = System.nanoTime() + windowNanos;
         long id = 0;
         while (System.nanoTime() < end) {
+            id = plain.run(id);
+            id = fenced.run(id);
+        }
+        return new FencedTransactionResult(
+                plain.microsPerCall(), fenced.microsPerCall(), plain.statementsPerCall(), fenced.statementsPerCall());
+    }
+
+    /** One variant's batches, alternating with the other's: how long each took and the statements it sent. */
+    private static final class Batches {
+
+        private final LongConsumer call;
+
+        private final Samples durations = new Samples();
+
+        private long statements;
+
+        private long calls;
+
+        Batches(LongConsumer call) {
+            this.call = call;
+        }
+
+        /** One batch of calls on the accounts from {@code id} on; returns the id the next batch starts from. */
+        long run(long id) {
             CountingSocketFactory.COUNTER.reset();
             long t0 = System.nanoTime();
             for (int i = 0; i < BATCH; i++) {
-                accounts.deposit(id++ % ACCOUNTS);
+                call.accept(id++ % ACCOUNTS);
             }
-            plain.add(System.nanoTime() - t0);
-            plainStatements += CountingSocketFactory.COUNTER.counts().statements();
-            plainCalls += BATCH;
-            CountingSocketFactory.COUNTER.reset();
-            t0 = System.nanoTime();
-            for (int i = 0; i < BATCH; i++) {
-                accounts.depositFenced(id++ % ACCOUNTS);
-            }
-            fenced.add(System.nanoTime() - t0);
-            fencedStatements += CountingSocketFactory.COUNTER.counts().statements();
-            fencedCalls += BATCH;
+            durations.add(System.nanoTime() - t0);
+            statements += CountingSocketFactory.COUNTER.counts().statements();
+            calls += BATCH;
+            return id;
         }
-        return new FencedTransactionResult(
-                plain.percentile(50) / BATCH / 1e3,
-                fenced.percentile(50) / BATCH / 1e3,
-                (double) plainStatements / plainCalls,
-                (double) fencedStatements / fencedCalls);
+
+        /** The median batch's time per call. */
+        double microsPerCall() {
+            return durations.percentile(50) / BATCH / 1e3;
+        }
+
+        double statementsPerCall() {
+            return (double) statements / calls;
+        }
     }
 }
