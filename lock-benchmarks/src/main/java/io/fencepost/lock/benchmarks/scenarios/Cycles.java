@@ -7,10 +7,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntFunction;
+import java.util.function.Supplier;
 
 /**
- * Acquire + release cycles on one key by some threads of one client, back to back for a window: the cycle's latency
- * (its acquire includes any wait) and the cycles per second of all threads together.
+ * Acquire + release cycles by some threads of one client, back to back for a window, on one key or on a key that
+ * changes every cycle: the cycle's latency (its acquire includes any wait) and the cycles per second of all threads
+ * together.
  */
 final class Cycles {
 
@@ -20,12 +23,26 @@ final class Cycles {
         return run(t -> client, t -> key, threads, window);
     }
 
+    /** As above, with the key of each cycle from {@code keys} (called by the cycling threads, before the clock runs). */
+    static CycleResult run(LockClient client, Supplier<String> keys, int threads, Duration window) throws Exception {
+        return cycle(t -> client, t -> keys, threads, window);
+    }
+
     /** Thread {@code t} cycles on {@code keyOf(t)} with {@code clientOf(t)}. */
-    static CycleResult run(
-            java.util.function.IntFunction<LockClient> clientOf,
-            java.util.function.IntFunction<String> keyOf,
-            int threads,
-            Duration window)
+    static CycleResult run(IntFunction<LockClient> clientOf, IntFunction<String> keyOf, int threads, Duration window)
+            throws Exception {
+        return cycle(
+                clientOf,
+                t -> {
+                    String key = keyOf.apply(t);
+                    return () -> key;
+                },
+                threads,
+                window);
+    }
+
+    private static CycleResult cycle(
+            IntFunction<LockClient> clientOf, IntFunction<Supplier<String>> keysOf, int threads, Duration window)
             throws Exception {
         Samples[] total = new Samples[threads];
         Samples[] acquire = new Samples[threads];
@@ -40,7 +57,7 @@ final class Cycles {
         for (int t = 0; t < threads; t++) {
             int i = t;
             LockClient client = clientOf.apply(i);
-            String key = keyOf.apply(i);
+            Supplier<String> keys = keysOf.apply(i);
             total[i] = new Samples(16 * 1024);
             acquire[i] = new Samples(16 * 1024);
             release[i] = new Samples(16 * 1024);
@@ -52,6 +69,7 @@ final class Cycles {
                             long end = window0[1];
                             long now = System.nanoTime();
                             while (now < end) {
+                                String key = keys.get();
                                 long t0 = System.nanoTime();
                                 LockClient.Held held = client.acquire(key, UncontendedScenario.WAIT);
                                 long t1 = System.nanoTime();

@@ -1,14 +1,13 @@
 package io.fencepost.lock.benchmarks.scenarios;
 
 import io.fencepost.lock.benchmarks.Harness;
-import io.fencepost.lock.benchmarks.Samples;
 import io.fencepost.lock.benchmarks.Series;
 import io.fencepost.lock.benchmarks.clients.Library;
-import io.fencepost.lock.benchmarks.clients.LockClient;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * One thread, nobody else: acquire and release as fast as the library allows, either always the same key or a new
@@ -54,35 +53,10 @@ public final class UncontendedScenario {
     }
 
     private CycleResult measure(Library library, boolean sameKey) throws Exception {
-        LockClient client = harness.client(library);
         long[] sequence = keySequences.computeIfAbsent(library, l -> new long[1]);
         String prefix = "bench:" + library.id() + ":";
         String same = prefix + "same";
-        Samples total = new Samples(64 * 1024);
-        Samples acquire = new Samples(64 * 1024);
-        Samples release = new Samples(64 * 1024);
-        long failures = 0;
-        long cycles = 0;
-        long start = System.nanoTime();
-        long end = start + harness.settings().cycleWindow().toNanos();
-        long now = start;
-        while (now < end) {
-            String key = sameKey ? same : prefix + sequence[0]++;
-            long t0 = System.nanoTime();
-            LockClient.Held held = client.acquire(key, WAIT);
-            long t1 = System.nanoTime();
-            if (held == null) {
-                failures++;
-                now = t1;
-                continue;
-            }
-            held.release();
-            now = System.nanoTime();
-            total.add(now - t0);
-            acquire.add(t1 - t0);
-            release.add(now - t1);
-            cycles++;
-        }
-        return CycleResult.of(cycles, now - start, total, acquire, release, failures);
+        Supplier<String> keys = sameKey ? () -> same : () -> prefix + sequence[0]++;
+        return Cycles.run(harness.client(library), keys, 1, harness.settings().cycleWindow());
     }
 }
