@@ -43,13 +43,7 @@ public final class CountingScenario {
     private static final int EXTENDS = 50;
 
     /** Libraries with an owner-checked call that moves the end of a held lease (the extend scenario's). */
-    private static final Set<Library> EXTENDABLE = Set.of(
-            Library.FENCEPOST,
-            Library.FENCEPOST_SHARED,
-            Library.FENCEPOST_PERMITS,
-            Library.SHEDLOCK,
-            Library.SPRING_INTEGRATION,
-            Library.REDISSON_PERMITS);
+    private static final Set<Library> EXTENDABLE = Set.copyOf(ExtendScenario.LIBRARIES);
 
     /** Libraries whose lock the holding thread can take again (through the same client) without blocking. */
     private static final Set<Library> REENTRANT_LIBRARIES =

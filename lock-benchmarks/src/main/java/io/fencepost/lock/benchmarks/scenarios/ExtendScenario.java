@@ -6,6 +6,7 @@ import io.fencepost.lock.benchmarks.Series;
 import io.fencepost.lock.benchmarks.clients.ClientContext;
 import io.fencepost.lock.benchmarks.clients.ExtendableClient;
 import io.fencepost.lock.benchmarks.clients.Library;
+import java.util.List;
 
 /**
  * One thread holds one lease and moves its end by hand, call after call, as fast as the library allows: Fencepost's
@@ -15,6 +16,15 @@ import io.fencepost.lock.benchmarks.clients.Library;
  */
 public final class ExtendScenario {
 
+    /** The libraries with an owner-checked call that moves the end of a held lease. */
+    static final List<Library> LIBRARIES = List.of(
+            Library.FENCEPOST,
+            Library.FENCEPOST_SHARED,
+            Library.FENCEPOST_PERMITS,
+            Library.SHEDLOCK,
+            Library.SPRING_INTEGRATION,
+            Library.REDISSON_PERMITS);
+
     private final Harness harness;
 
     public ExtendScenario(Harness harness) {
@@ -22,19 +32,8 @@ public final class ExtendScenario {
     }
 
     public Series<CycleResult> run() throws Exception {
-        return Rounds.run(
-                harness,
-                "extend",
-                harness.settings().shortRounds(),
-                harness.libraries(
-                        Library.FENCEPOST,
-                        Library.FENCEPOST_SHARED,
-                        Library.FENCEPOST_PERMITS,
-                        Library.SHEDLOCK,
-                        Library.SPRING_INTEGRATION,
-                        Library.REDISSON_PERMITS),
-                (library, round) -> measure(library),
-                CycleResult::show);
+        return Rounds.shortCycles(
+                harness, "extend", (library, round) -> measure(library), LIBRARIES.toArray(Library[]::new));
     }
 
     private CycleResult measure(Library library) throws Exception {

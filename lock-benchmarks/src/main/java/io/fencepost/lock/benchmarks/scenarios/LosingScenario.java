@@ -23,23 +23,20 @@ public final class LosingScenario {
     public Series<CycleResult> run() throws Exception {
         Map<Library, LockClient> holders = new EnumMap<>(Library.class);
         try {
-            return Rounds.run(
+            return Rounds.shortCycles(
                     harness,
                     "losing-tryAcquire",
-                    harness.settings().shortRounds(),
-                    harness.libraries(
-                            Library.RAW,
-                            Library.FENCEPOST,
-                            Library.FENCEPOST_STORE,
-                            Library.SHEDLOCK,
-                            Library.SPRING_INTEGRATION,
-                            Library.REDISSON,
-                            Library.ADVISORY),
                     (library, round) -> {
                         LockClient holder = holders.computeIfAbsent(library, l -> l.open(harness.context()));
                         return measure(library, holder);
                     },
-                    CycleResult::show);
+                    Library.RAW,
+                    Library.FENCEPOST,
+                    Library.FENCEPOST_STORE,
+                    Library.SHEDLOCK,
+                    Library.SPRING_INTEGRATION,
+                    Library.REDISSON,
+                    Library.ADVISORY);
         } finally {
             holders.values().forEach(LockClient::close);
         }

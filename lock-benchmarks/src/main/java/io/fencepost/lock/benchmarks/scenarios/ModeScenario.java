@@ -55,17 +55,15 @@ public final class ModeScenario {
     }
 
     private Series<CycleResult> alone(String name, Library... libraries) throws Exception {
-        return Rounds.run(
+        return Rounds.shortCycles(
                 harness,
                 name,
-                harness.settings().shortRounds(),
-                harness.libraries(libraries),
                 (library, round) -> Cycles.run(
                         harness.client(library),
                         "bench:" + library.id() + ":mode-alone",
                         1,
                         harness.settings().cycleWindow()),
-                CycleResult::show);
+                libraries);
     }
 
     private Series<CycleResult> many(String name, Library... libraries) throws Exception {

@@ -29,6 +29,22 @@ final class Rounds {
         return run(harness, scenario, harness.settings().rounds(), libraries, measure, show);
     }
 
+    /**
+     * The scenarios of one thread and a short window (such as uncontended, losing, extend): twice the rounds
+     * ({@link io.fencepost.lock.benchmarks.Settings#shortRounds()}) of those of {@code candidates} that the run
+     * includes, logged as cycle results.
+     */
+    static Series<CycleResult> shortCycles(
+            Harness harness, String scenario, Measure<CycleResult> measure, Library... candidates) throws Exception {
+        return run(
+                harness,
+                scenario,
+                harness.settings().shortRounds(),
+                harness.libraries(candidates),
+                measure,
+                CycleResult::show);
+    }
+
     static <R> Series<R> run(
             Harness harness,
             String scenario,

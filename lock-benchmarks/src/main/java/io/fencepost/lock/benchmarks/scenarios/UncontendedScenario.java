@@ -27,15 +27,9 @@ public final class UncontendedScenario {
 
     /** Same key every cycle. */
     public Series<CycleResult> sameKey() throws Exception {
-        return Rounds.run(
-                harness,
-                "uncontended/same-key",
-                harness.settings().shortRounds(),
-                harness.libraries(Arrays.stream(Library.values())
-                        .filter(l -> !l.isVariant())
-                        .toArray(Library[]::new)),
-                (library, round) -> measure(library, true),
-                CycleResult::show);
+        Library[] all =
+                Arrays.stream(Library.values()).filter(l -> !l.isVariant()).toArray(Library[]::new);
+        return Rounds.shortCycles(harness, "uncontended/same-key", (library, round) -> measure(library, true), all);
     }
 
     /** A key never used before, every cycle. */
@@ -43,13 +37,8 @@ public final class UncontendedScenario {
         Library[] locks = Arrays.stream(Library.values())
                 .filter(l -> l.isLock() && !l.isEvidence() && !l.isVariant())
                 .toArray(Library[]::new);
-        return Rounds.run(
-                harness,
-                "uncontended/distinct-keys",
-                harness.settings().shortRounds(),
-                harness.libraries(locks),
-                (library, round) -> measure(library, false),
-                CycleResult::show);
+        return Rounds.shortCycles(
+                harness, "uncontended/distinct-keys", (library, round) -> measure(library, false), locks);
     }
 
     private CycleResult measure(Library library, boolean sameKey) throws Exception {
