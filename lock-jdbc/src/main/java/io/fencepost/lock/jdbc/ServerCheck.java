@@ -126,7 +126,9 @@ final class ServerCheck {
     /** Whether {@code failure} came from a connection that broke (SQLState class 08, or closed under us). */
     private static boolean connectionLost(Connection connection, SQLException failure) {
         String state = failure.getSQLState();
-        if (state != null && state.startsWith("08")) {
+        // 08: connection exceptions; 57P: the server ended the session (shutdown, crash, termination by an operator),
+        // which the driver may report before it notices the connection is gone.
+        if (state != null && (state.startsWith("08") || state.startsWith("57P"))) {
             return true;
         }
         try {

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fencepost.lock.jdbc.test.DelegatingDataSource;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -121,5 +123,32 @@ class ServerCheckTest {
         };
 
         new ServerCheck(terminatedOnUse, TableName.of("distributed_lock")).check();
+    }
+
+    @Test
+    void aSessionTheServerEndsDuringTheCheckIsTreatedAsAnUnreachableDatabase() {
+        // An administrator (or a fault injector) terminates the session while a check query runs: the driver reports
+        // SQLState 57P01 and may still call the connection valid until it next reads from it.
+        DataSource endedDuringTheCheck = new DelegatingDataSource(db.unpooledDataSource()) {
+            @Override
+            public Connection getConnection() throws SQLException {
+                Connection real = super.getConnection();
+                return (Connection) Proxy.newProxyInstance(
+                        Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                            if (method.getName().equals("prepareStatement")
+                                    || method.getName().equals("createStatement")) {
+                                throw new SQLException(
+                                        "FATAL: terminating connection due to administrator command", "57P01");
+                            }
+                            try {
+                                return method.invoke(real, args);
+                            } catch (InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                        });
+            }
+        };
+
+        new ServerCheck(endedDuringTheCheck, TableName.of("distributed_lock")).check();
     }
 }
