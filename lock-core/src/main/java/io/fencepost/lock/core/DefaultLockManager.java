@@ -58,21 +58,15 @@ public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable
         Renewer renewer = new Renewer(store, events);
         this.workers = List.of(renewer, new LossWatchdog(events));
         LeaseHandOver handOver = store instanceof LeaseHandOver ability ? ability : null;
+        WaiterRelay relay = store instanceof WaiterRelay ability ? ability : null;
         Releases releases = new Releases(store, handOver, holderName, held, lines, workers, events);
         this.grants = new Grants(held, workers, releases, renewer, events);
         AcquireLoop loop = new AcquireLoop(settings, grants, events);
         this.lineAcquirer = new LineAcquirer(
-                store,
-                holderName,
-                lines,
-                held,
-                releases,
-                grants,
-                loop,
-                store instanceof WaiterRelay relay ? relay : null,
-                settings.pushFallback());
+                store, holderName, lines, held, releases, grants, loop, relay, settings.pushFallback());
         this.fairAcquirer = store instanceof FairQueue queue
-                ? new FairAcquirer(store, queue, holderName, tickets, loop, settings.pushFallback())
+                ? new FairAcquirer(
+                        store, queue, relay, holderName, tickets, loop, grants, releases, settings.pushFallback())
                 : null;
     }
 

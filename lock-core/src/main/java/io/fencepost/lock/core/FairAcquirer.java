@@ -5,10 +5,12 @@ import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.FairQueue;
 import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.QueueTicket;
+import io.fencepost.lock.spi.WaiterRelay;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -40,22 +42,38 @@ final class FairAcquirer {
 
     private final FairTickets tickets;
 
+    /** Null when the store does not relay releases to registered waiters. */
+    private final WaiterRelay relay;
+
+    private final Grants grants;
+
+    private final Releases releases;
+
     FairAcquirer(
             LeaseStore store,
             FairQueue queue,
+            WaiterRelay relay,
             String holderName,
             FairTickets tickets,
             AcquireLoop loop,
+            Grants grants,
+            Releases releases,
             Duration pushFallback) {
         this.store = store;
         this.queue = queue;
         this.holderName = holderName;
         this.tickets = tickets;
         this.loop = loop;
+        this.relay = relay;
+        this.grants = grants;
+        this.releases = releases;
         this.ticketTtl = Duration.ofNanos(Math.max(TimeUnit.SECONDS.toNanos(10), 5 * pushFallback.toNanos()));
     }
 
     Optional<Lease> acquire(AcquireCall call) {
+        if (relay != null && call.waits()) {
+            return acquireRegistered(call);
+        }
         String key = call.key();
         boolean waits = call.waits();
         QueueTicket ticket = waits
@@ -110,6 +128,65 @@ final class FairAcquirer {
                     LOG.log(Level.WARNING, "could not leave the queue of lock ''{0}'': {1}", key, e.toString());
                 }
             }
+        }
+    }
+
+    /**
+     * Fair waiting with a store that relays releases to registered waiters: every waiting caller registers in turn,
+     * releases hand the key to the oldest registration, and nobody takes a free key past an older one. The store keeps
+     * the order of all callers of all clients, so the callers of this manager need no line of their own.
+     */
+    private Optional<Lease> acquireRegistered(AcquireCall call) {
+        Semaphore wakeUps = new Semaphore(0);
+        Runnable wake = () -> {
+            if (wakeUps.availablePermits() == 0) {
+                wakeUps.release();
+            }
+        };
+        LeaseStore.Subscription subscription = store.subscribe(call.key(), wake);
+        RegisteredWait registered =
+                new RegisteredWait(relay, call.key(), UUID.randomUUID().toString(), ticketTtl, true, wake);
+        try {
+            return loop.run(call, new AcquireLoop.Attempts() {
+                @Override
+                public Optional<Lease> handedOver() {
+                    return registered
+                            .handedOver()
+                            .map(granted -> grants.granted(
+                                    call, registered.ownerToken(), granted, registered.handOverNotBeforeNanos()));
+                }
+
+                @Override
+                public long knownBusyNanos() {
+                    return AcquireLoop.CALL_STORE;
+                }
+
+                @Override
+                public String ownerToken() {
+                    return registered.ownerToken();
+                }
+
+                @Override
+                public AcquireResult attempt(String ownerToken) {
+                    return registered.attempt(call.request(ownerToken, holderName));
+                }
+
+                @Override
+                public boolean promisesWakeUp() {
+                    return subscription.delivers() && registered.delivers();
+                }
+
+                @Override
+                public void pause(long nanos) throws InterruptedException {
+                    wakeUps.tryAcquire(Math.min(nanos, registered.refreshNanos(call)), TimeUnit.NANOSECONDS);
+                    wakeUps.drainPermits();
+                }
+            });
+        } catch (InterruptedException e) {
+            return loop.interrupted(call);
+        } finally {
+            subscription.close();
+            registered.end(releases);
         }
     }
 }

@@ -6,7 +6,6 @@ import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.WaiterRelay;
-import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -17,8 +16,6 @@ import java.util.concurrent.TimeUnit;
  * waiter at the head.
  */
 final class LineAcquirer {
-
-    private static final System.Logger LOG = System.getLogger(LineAcquirer.class.getName());
 
     /** How long a waiter pauses, at most, while a holder of this manager releases the key (its end wakes us). */
     private static final long RELEASE_IN_FLIGHT_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
@@ -100,7 +97,7 @@ final class LineAcquirer {
         // A waiter for an exclusive lease registers with a store that relays releases to registered waiters, under
         // the owner token a local hand-over would give it too.
         RegisteredWait registered = relay != null && waits && call.options().mode() == LeaseMode.EXCLUSIVE
-                ? new RegisteredWait(relay, call.key(), line.ownerToken(me), registrationTtl, line::wake)
+                ? new RegisteredWait(relay, call.key(), line.ownerToken(me), registrationTtl, false, line::wake)
                 : null;
         Optional<Lease> lease = Optional.empty();
         try {
@@ -161,37 +158,15 @@ final class LineAcquirer {
 
                 @Override
                 public void pause(long nanos) throws InterruptedException {
-                    // A registered waiter re-checks often enough that a lease handed to it has most of its time left
-                    // by the time it counts from the last check.
-                    long cap = registered == null
-                            ? nanos
-                            : call.options().leaseTime().toNanos() / 4;
-                    line.awaitWakeUp(Math.min(nanos, cap));
+                    line.awaitWakeUp(registered == null ? nanos : Math.min(nanos, registered.refreshNanos(call)));
                 }
             });
             return lease;
         } finally {
             subscription.close();
             if (registered != null) {
-                endRegistration(call, registered);
+                registered.end(releases);
             }
-        }
-    }
-
-    /** Withdraws the registration of a wait that ended; a lease handed to it unnoticed is released at once. */
-    private void endRegistration(AcquireCall call, RegisteredWait registered) {
-        try {
-            if (registered.end()) {
-                releases.releaseUnclaimed(call.key(), registered.ownerToken());
-            }
-        } catch (RuntimeException e) {
-            // The registration lapses on its own; until then a release may hand it a lease nobody takes, which
-            // then keeps the key for one lease time.
-            LOG.log(
-                    Level.WARNING,
-                    "could not withdraw from the waiters of lock ''{0}'': {1}",
-                    call.key(),
-                    e.toString());
         }
     }
 

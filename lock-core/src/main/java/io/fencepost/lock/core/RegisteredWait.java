@@ -5,6 +5,7 @@ import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.Registration;
 import io.fencepost.lock.spi.WaiterRelay;
+import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
@@ -16,6 +17,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * lease the registration is withdrawn.
  */
 final class RegisteredWait {
+
+    private static final System.Logger LOG = System.getLogger(RegisteredWait.class.getName());
 
     private final WaiterRelay relay;
 
@@ -38,9 +41,9 @@ final class RegisteredWait {
     /** The store removed the registration itself: an attempt was granted, or a release handed us the lease. */
     private boolean settled;
 
-    RegisteredWait(WaiterRelay relay, String key, String ownerToken, Duration ttl, Runnable wakeUp) {
+    RegisteredWait(WaiterRelay relay, String key, String ownerToken, Duration ttl, boolean inTurn, Runnable wakeUp) {
         this.relay = relay;
-        this.registration = new Registration(key, UUID.randomUUID().toString(), ttl);
+        this.registration = new Registration(key, UUID.randomUUID().toString(), ttl, inTurn);
         this.ownerToken = ownerToken;
         this.handOvers = relay.onHandOver(registration, ownerToken, granted -> {
             handed.compareAndSet(null, granted);
@@ -83,21 +86,40 @@ final class RegisteredWait {
         return busySentNanos;
     }
 
+    /**
+     * How long the waiter may pause at most between attempts: a lease handed to it counts from its last attempt, so
+     * that lease should keep most of its time, and the registration must not lapse.
+     */
+    long refreshNanos(AcquireCall call) {
+        return Math.min(
+                call.options().leaseTime().toNanos() / 4, registration.ttl().toNanos() / 3);
+    }
+
     /** The wait got the lease by a local hand-over, whose statement ended the registration. */
     void settledLocally() {
         settled = true;
     }
 
     /**
-     * Stops listening and, unless the store already removed it, withdraws the registration.
-     *
-     * @return whether a release handed us the lease meanwhile, unnoticed: the caller must release it
+     * Stops listening and, unless the store already removed it, withdraws the registration; a lease handed to it
+     * unnoticed meanwhile is released at once. A failure is only logged: the registration then lapses on its own, and
+     * until then a release may hand it a lease nobody takes, which keeps the key for that lease's time.
      */
-    boolean end() {
+    void end(Releases releases) {
         handOvers.close();
         if (!attempted || settled) {
-            return false;
+            return;
         }
-        return relay.withdraw(registration, ownerToken);
+        try {
+            if (relay.withdraw(registration, ownerToken)) {
+                releases.releaseUnclaimed(registration.key(), ownerToken);
+            }
+        } catch (RuntimeException e) {
+            LOG.log(
+                    Level.WARNING,
+                    "could not withdraw from the waiters of lock ''{0}'': {1}",
+                    registration.key(),
+                    e.toString());
+        }
     }
 }

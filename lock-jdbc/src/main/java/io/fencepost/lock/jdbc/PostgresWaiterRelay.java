@@ -46,6 +46,7 @@ final class PostgresWaiterRelay implements WaiterRelay {
                         request,
                         Map.of(
                                 "registration", UUID.fromString(registration.id()),
+                                "in_turn", registration.inTurn(),
                                 "ttl_ms",
                                         StatementRunner.millis(
                                                 registration.ttl(), "registration lifetime", request.key()),

@@ -23,7 +23,8 @@ final class WaiterRelayStatements {
      * A waiting exclusive attempt that registers: as {@link PostgresStatements#ACQUIRE} for a waiter (takes a free or expired key, else
      * marks the lease as waited for), and, unless granted, registers the waiter in the queue table with what it would
      * be granted, or refreshes its registration. A grant removes the registration; a key already handed to our owner
-     * token is returned as granted. Lapsed registrations of the key are cleared. Behind shared leases or permits the
+     * token is returned as granted. Lapsed registrations of the key are cleared. A registration in turn (fair mode)
+     * takes even a free key only when no older live registration waits for it. Behind shared leases or permits the
      * waiter does not register: their releases hand nothing over, they only wake it.
      */
     static final String ACQUIRE_OR_REGISTER = """
@@ -35,6 +36,12 @@ final class WaiterRelayStatements {
                 INSERT INTO {table} AS l (lock_key, owner_token, holder, fencing_token, acquired_at, expires_at, contended)
                 SELECT :key, :owner::uuid, :holder, nextval('{sequence}'), t.now, t.now + :lease_ms * interval '1 millisecond', false
                   FROM t
+                 WHERE NOT (:in_turn AND EXISTS (
+                       SELECT 1 FROM {queue} AS q
+                        WHERE q.lock_key = :key AND q.expires_at > t.now AND q.waiter <> :registration::uuid
+                          AND q.ticket < coalesce((SELECT o.ticket FROM {queue} AS o
+                                                    WHERE o.lock_key = :key AND o.waiter = :registration::uuid),
+                                                  9223372036854775807)))
                 ON CONFLICT (lock_key) DO UPDATE
                    SET {take_expired}
                 RETURNING CASE WHEN l.owner_token = :owner::uuid THEN set_config('synchronous_commit', 'on', true) = 'on'
@@ -43,6 +50,11 @@ final class WaiterRelayStatements {
                           CASE WHEN l.lease_mode = 'shared' THEN least({remaining_ms}, :precedence_ms / 2)
                                ELSE {remaining_ms} END AS remaining_ms,
                           l.lease_mode, l.permits
+            ), marked AS (
+                -- in turn behind an older registration, the statement did not touch the lease: still mark it, so
+                -- that its release serves the registrations or wakes them
+                UPDATE {table} AS m SET contended = true
+                 WHERE m.lock_key = :key AND NOT m.contended AND NOT EXISTS (SELECT 1 FROM ins)
             ), registered AS (
                 INSERT INTO {queue} (lock_key, ticket, waiter, expires_at, owner_token, holder, lease_ms)
                 SELECT :key, nextval('{sequence}'), :registration::uuid, t.now + :ttl_ms * interval '1 millisecond',
@@ -61,6 +73,9 @@ final class WaiterRelayStatements {
                    AND (q.expires_at <= t.now OR (q.waiter = :registration::uuid AND EXISTS (SELECT 1 FROM ins WHERE granted)))
             )
             SELECT granted, fencing_token, acquired_at, expires_at, remaining_ms, lease_mode, permits FROM ins
+            UNION ALL
+            SELECT false, NULL, NULL, NULL, {remaining_ms}, l.lease_mode, l.permits
+              FROM {table} AS l WHERE l.lock_key = :key AND NOT EXISTS (SELECT 1 FROM ins)
             """;
 
     /**

@@ -200,7 +200,7 @@ class FencingTokenOrderTest {
                     stalls ? "stalled-at-update" : "interloper",
                     stalls || letGo == LetGo.RELEASE ? LONG : SHORT,
                     true);
-            assertThat(admin.acquireOrRegister(waiter, new Registration(key, owner(), TICKET_TTL)))
+            assertThat(admin.acquireOrRegister(waiter, new Registration(key, owner(), TICKET_TTL, false)))
                     .isInstanceOf(AcquireResult.Busy.class);
         }
 
