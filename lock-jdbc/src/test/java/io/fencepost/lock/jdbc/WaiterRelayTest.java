@@ -1,0 +1,226 @@
+package io.fencepost.lock.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.fencepost.lock.Lease;
+import io.fencepost.lock.LockManager;
+import io.fencepost.lock.LockOptions;
+import io.fencepost.lock.jdbc.test.CloseAfterEach;
+import io.fencepost.lock.jdbc.test.CountingDataSource;
+import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import io.fencepost.lock.spi.AcquireRequest;
+import io.fencepost.lock.spi.AcquireResult;
+import io.fencepost.lock.spi.Registration;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * Releases that hand the key to a waiter of another client: in the same statement (the key is never free in
+ * between), to the oldest live registration, told by a message the waiter checks, and never to a registration whose
+ * waiter stopped refreshing it.
+ */
+class WaiterRelayTest {
+
+    @RegisterExtension
+    static final PostgresTestDatabase db = new PostgresTestDatabase();
+
+    @RegisterExtension
+    final CloseAfterEach closer = new CloseAfterEach();
+
+    private static final LockOptions HOLD = LockOptions.of(Duration.ofMinutes(5));
+
+    private static final LockOptions WAIT =
+            HOLD.toBuilder().waitTime(Duration.ofMinutes(1)).build();
+
+    @BeforeAll
+    static void createSchema() {
+        new SchemaInitializer(db.dataSource(), "distributed_lock").create();
+    }
+
+    private static String key() {
+        return "relay:" + UUID.randomUUID();
+    }
+
+    /** A client that learns of releases only by notification: it would re-check every 5 minutes. */
+    private PostgresLockManager patientClient(javax.sql.DataSource dataSource) {
+        return closer.add(PostgresLockManager.builder(dataSource)
+                .pushFallback(Duration.ofMinutes(5))
+                .retryBackoff(Duration.ofMinutes(5), Duration.ofMinutes(5))
+                .build());
+    }
+
+    @Test
+    void aReleaseHandsTheKeyToAWaiterElsewhereWhichFindsItselfTheHolderWithoutAnotherStatement() throws Exception {
+        String key = key();
+        LockManager a = closer.add(PostgresLockManager.create(db.dataSource()));
+        CountingDataSource counting = new CountingDataSource(physical());
+        PostgresLockManager b = patientClient(pool(counting, 2));
+        b.acquire(key(), HOLD).release(); // the schema check and the pool are not the subject
+
+        Lease first = a.acquire(key, HOLD);
+        CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> b.acquire(key, WAIT));
+        await().atMost(Duration.ofSeconds(10)).until(() -> registrations(key) == 1);
+        counting.reset();
+
+        assertThat(first.release()).isTrue();
+        assertThat(a.tryAcquire(key, HOLD))
+                .as("the releasing client, right after its release: the key went to the waiter in the same statement")
+                .isEmpty();
+        Lease handed = waiter.get(30, TimeUnit.SECONDS);
+
+        assertThat(handed.fencingToken()).isGreaterThan(first.fencingToken());
+        assertThat(a.inspect(key).orElseThrow().fencingToken()).isEqualTo(handed.fencingToken());
+        assertThat(counting.executedSql().stream()
+                        .filter(sql -> !sql.startsWith("LISTEN") && !sql.equals("SELECT 1"))
+                        .toList())
+                .as("statements of the waiter's client between the release and its grant")
+                .isEmpty();
+        assertThat(registrations(key)).isZero();
+        assertThat(handed.release()).isTrue();
+    }
+
+    @Test
+    void waitersOfSeveralClientsAreHandedTheKeyInTheOrderTheyRegistered() throws Exception {
+        String key = key();
+        LockManager holder = closer.add(PostgresLockManager.create(db.dataSource()));
+        Lease first = holder.acquire(key, HOLD);
+        List<CompletableFuture<Long>> waiters = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            LockManager client = patientClient(db.dataSource());
+            waiters.add(CompletableFuture.supplyAsync(() -> {
+                try (Lease lease = client.acquire(key, WAIT)) {
+                    return lease.fencingToken();
+                }
+            }));
+            int registered = i + 1;
+            await().atMost(Duration.ofSeconds(10)).until(() -> registrations(key) == registered);
+        }
+
+        first.release();
+
+        List<Long> tokens = new ArrayList<>();
+        for (CompletableFuture<Long> waiter : waiters) {
+            tokens.add(waiter.get(30, TimeUnit.SECONDS));
+        }
+        assertThat(tokens).as("tokens in arrival order").isSorted().doesNotHaveDuplicates();
+        assertThat(tokens.get(0)).isGreaterThan(first.fencingToken());
+    }
+
+    @Test
+    void aRegistrationWhoseWaiterStoppedRefreshingItLapsesAndIsNeverHandedTheKey() {
+        String key = key();
+        LockManager holder = closer.add(PostgresLockManager.create(db.dataSource()));
+        LockManager other = closer.add(PostgresLockManager.create(db.dataSource()));
+        Lease first = holder.acquire(key, HOLD);
+        // A waiter that registered and died: nobody refreshes its registration.
+        register(key, Duration.ofMillis(300), HOLD.leaseTime());
+        await().atMost(Duration.ofSeconds(10)).until(() -> registrations(key) == 0);
+
+        assertThat(first.release()).isTrue();
+
+        assertThat(other.tryAcquire(key, HOLD)).as("the key is free at once").isPresent();
+    }
+
+    @Test
+    void aLiveRegistrationOfADeadWaiterHoldsTheKeyForItsLeaseTimeAtMost() {
+        String key = key();
+        LockManager holder = closer.add(PostgresLockManager.create(db.dataSource()));
+        LockManager other = closer.add(PostgresLockManager.create(db.dataSource()));
+        Lease first = holder.acquire(key, HOLD);
+        // Died right after it registered: the release still sees it live and hands it a one-second lease.
+        register(key, Duration.ofMinutes(1), Duration.ofSeconds(1));
+
+        assertThat(first.release()).isTrue();
+
+        assertThat(other.tryAcquire(key, HOLD)).as("handed to the dead waiter").isEmpty();
+        assertThat(other.inspect(key).orElseThrow().holder()).isEqualTo("dead waiter");
+        Lease next = other.acquire(
+                key, HOLD.toBuilder().waitTime(Duration.ofSeconds(20)).build());
+        assertThat(next.fencingToken()).isGreaterThan(first.fencingToken());
+    }
+
+    @Test
+    void aMessageWithoutTheWaitersCheckDoesNotMakeItTheHolder() throws Exception {
+        String key = key();
+        LockManager a = closer.add(PostgresLockManager.create(db.dataSource()));
+        PostgresLockManager b = patientClient(db.dataSource());
+        Lease first = a.acquire(key, HOLD);
+        CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> b.acquire(key, WAIT));
+        await().atMost(Duration.ofSeconds(10)).until(() -> registrations(key) == 1);
+        String registration = registrationId(key);
+
+        // Anyone who may NOTIFY on the channel can send this; it names the registration but cannot know its check.
+        db.execute("NOTIFY " + TableName.of("distributed_lock").channel() + ", 'fencepost-grant:" + registration
+                + ":999999999:0:9999999999999999:0123456789abcdef'");
+        assertThat(first.release()).isTrue();
+        Lease handed = waiter.get(30, TimeUnit.SECONDS);
+
+        assertThat(handed.fencingToken()).isNotEqualTo(999_999_999L);
+        assertThat(a.inspect(key).orElseThrow().fencingToken()).isEqualTo(handed.fencingToken());
+        handed.release();
+    }
+
+    private void register(String key, Duration ttl, Duration leaseTime) {
+        PostgresLeaseStore dead =
+                closer.add(new PostgresLeaseStore(db.dataSource(), "distributed_lock", Duration.ofSeconds(5)));
+        AcquireResult result = dead.acquireOrRegister(
+                new AcquireRequest(key, UUID.randomUUID().toString(), "dead waiter", leaseTime, true),
+                new Registration(key, UUID.randomUUID().toString(), ttl, false));
+        assertThat(result).isInstanceOf(AcquireResult.Busy.class);
+    }
+
+    private static int registrations(String key) throws SQLException {
+        try (Connection connection = db.dataSource().getConnection();
+                PreparedStatement query = connection.prepareStatement("""
+                        SELECT count(*) FROM distributed_lock_queue
+                         WHERE lock_key = ? AND owner_token IS NOT NULL AND expires_at > clock_timestamp()
+                        """)) {
+            query.setString(1, key);
+            try (ResultSet rows = query.executeQuery()) {
+                rows.next();
+                return rows.getInt(1);
+            }
+        }
+    }
+
+    private static String registrationId(String key) throws SQLException {
+        try (Connection connection = db.dataSource().getConnection();
+                PreparedStatement query =
+                        connection.prepareStatement("SELECT waiter FROM distributed_lock_queue WHERE lock_key = ?")) {
+            query.setString(1, key);
+            try (ResultSet rows = query.executeQuery()) {
+                rows.next();
+                return rows.getString(1);
+            }
+        }
+    }
+
+    private static PGSimpleDataSource physical() {
+        PGSimpleDataSource physical = new PGSimpleDataSource();
+        physical.setURL(db.jdbcUrl());
+        return physical;
+    }
+
+    private HikariDataSource pool(javax.sql.DataSource target, int size) {
+        HikariConfig config = new HikariConfig();
+        config.setDataSource(target);
+        config.setMaximumPoolSize(size);
+        config.setMinimumIdle(size);
+        return closer.add(new HikariDataSource(config));
+    }
+}
