@@ -221,6 +221,21 @@ class SchemaInitializerTest {
     }
 
     @Test
+    void validateNamesTheWaiterColumnsAQueueTableOfAnEarlierVersionLacks() {
+        DataSource schema = freshSchema();
+        new SchemaInitializer(schema, "distributed_lock").create();
+        // As the schema stood before waiters registered: every waiting acquire would fail on it.
+        execute(schema, "ALTER TABLE distributed_lock_queue DROP COLUMN owner_token, DROP COLUMN lease_ms");
+
+        assertThatThrownBy(() -> new SchemaInitializer(schema, "distributed_lock").validate())
+                .isInstanceOf(LockSchemaException.class)
+                .hasMessageContaining("column distributed_lock_queue.owner_token (uuid) is missing")
+                .hasMessageContaining("column distributed_lock_queue.lease_ms (bigint) is missing")
+                .message()
+                .doesNotContain("distributed_lock_queue.holder");
+    }
+
+    @Test
     void noneTouchesNothing() throws SQLException {
         DataSource schema = freshSchema();
 
