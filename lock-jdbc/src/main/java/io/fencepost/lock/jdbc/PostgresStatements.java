@@ -140,22 +140,22 @@ final class PostgresStatements {
      */
     static final String RELEASE = """
             WITH seen AS MATERIALIZED (
-                -- a plain read: only a release that someone waits for takes the draw lock
+                -- a plain read: only a release that someone waits for takes the draw lock, and locks the row first
                 SELECT l.contended, set_config('synchronous_commit', 'off', true) AS sc
                   FROM {table} AS l
                  WHERE l.lock_key = :key AND l.owner_token = :owner::uuid
             ), drawn AS MATERIALIZED (
                 SELECT {draw_lock} AS lk FROM seen WHERE seen.contended
             ), mine AS MATERIALIZED (
-                SELECT l.expires_at > clock_timestamp() AS was_live, (SELECT count(*) FROM drawn) > 0 AS drawn
+                SELECT l.expires_at > clock_timestamp() AS was_live
                   FROM {table} AS l
-                 WHERE l.lock_key = :key AND l.owner_token = :owner::uuid
+                 WHERE l.lock_key = :key AND l.owner_token = :owner::uuid AND (SELECT count(*) FROM drawn) > 0
                    FOR UPDATE OF l
             ), next AS MATERIALIZED (
                 SELECT q.ticket, q.waiter, q.owner_token, q.holder, q.lease_ms,
                        set_config('synchronous_commit', 'on', true) AS sc
                   FROM {queue} AS q, mine AS m
-                 WHERE m.drawn AND q.lock_key = :key AND q.owner_token IS NOT NULL AND q.owner_token <> :owner::uuid
+                 WHERE q.lock_key = :key AND q.owner_token IS NOT NULL AND q.owner_token <> :owner::uuid
                    AND q.expires_at > clock_timestamp()
                  ORDER BY q.ticket
                  LIMIT 1
@@ -178,14 +178,16 @@ final class PostgresStatements {
             ), removed AS (
                 DELETE FROM {table} AS l
                  WHERE l.lock_key = :key AND l.owner_token = :owner::uuid AND NOT EXISTS (SELECT 1 FROM g)
-                RETURNING l.contended
+                RETURNING l.expires_at > clock_timestamp() AS was_live, l.contended
             )
-            SELECT m.was_live,
+            SELECT coalesce(r.was_live, m.was_live) AS was_live,
                    CASE WHEN h.waiter IS NOT NULL THEN pg_notify('{channel}', {handed_over})
                         WHEN r.contended THEN pg_notify('{channel}', :key) END AS notified
-              FROM mine AS m
+              FROM (SELECT 1) AS one
+              LEFT JOIN mine AS m ON true
               LEFT JOIN handed AS h ON true
               LEFT JOIN removed AS r ON true
+             WHERE m.was_live IS NOT NULL OR r.was_live IS NOT NULL
             """;
 
     /**
