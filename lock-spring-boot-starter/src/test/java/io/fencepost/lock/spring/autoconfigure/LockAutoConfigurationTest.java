@@ -16,6 +16,7 @@ import io.fencepost.lock.jdbc.test.CountingDataSource;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
 import io.fencepost.lock.memory.InMemoryLeaseStore;
 import io.fencepost.lock.spring.aop.DistributedLockAdvisor;
+import io.fencepost.lock.spring.test.LockContextRunners;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
@@ -24,7 +25,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -42,10 +42,8 @@ class LockAutoConfigurationTest {
     @RegisterExtension
     static PostgresTestDatabase db = new PostgresTestDatabase();
 
-    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, LockAutoConfiguration.class))
-            .withPropertyValues(
-                    "spring.datasource.url=" + db.jdbcUrl(), "spring.datasource.hikari.maximum-pool-size=4");
+    private final ApplicationContextRunner contextRunner =
+            LockContextRunners.onDatabase(db).withPropertyValues("spring.datasource.hikari.maximum-pool-size=4");
 
     @Test
     void createsAPostgresLockManagerAndTheAdvisorWhenThereIsADataSource() {

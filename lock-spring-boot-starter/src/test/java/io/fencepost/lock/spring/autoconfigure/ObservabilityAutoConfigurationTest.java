@@ -13,13 +13,13 @@ import io.fencepost.lock.spring.actuate.endpoint.LocksEndpoint;
 import io.fencepost.lock.spring.actuate.endpoint.LocksEndpointWebExtension;
 import io.fencepost.lock.spring.actuate.health.LockStoreHealthIndicator;
 import io.fencepost.lock.spring.metrics.MicrometerLockListener;
+import io.fencepost.lock.spring.test.LockContextRunners;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
@@ -38,15 +38,12 @@ class ObservabilityAutoConfigurationTest {
     @RegisterExtension
     static PostgresTestDatabase db = new PostgresTestDatabase();
 
-    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(
-                    DataSourceAutoConfiguration.class,
-                    LockAutoConfiguration.class,
+    private final ApplicationContextRunner contextRunner = LockContextRunners.onDatabase(
+                    db,
                     LockMetricsAutoConfiguration.class,
                     LockEndpointAutoConfiguration.class,
-                    LockHealthContributorAutoConfiguration.class))
+                    LockHealthContributorAutoConfiguration.class)
             .withPropertyValues(
-                    "spring.datasource.url=" + db.jdbcUrl(),
                     "spring.datasource.hikari.maximum-pool-size=4",
                     "management.endpoints.web.exposure.include=locks,health");
 

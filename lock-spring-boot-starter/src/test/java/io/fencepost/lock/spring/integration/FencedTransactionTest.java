@@ -13,7 +13,8 @@ import io.fencepost.lock.jdbc.SchemaMode;
 import io.fencepost.lock.jdbc.test.CountingDataSource;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
 import io.fencepost.lock.spring.aop.InvalidDistributedLockException;
-import io.fencepost.lock.spring.autoconfigure.LockAutoConfiguration;
+import io.fencepost.lock.spring.test.Latches;
+import io.fencepost.lock.spring.test.LockContextRunners;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -26,13 +27,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
@@ -57,15 +52,7 @@ class FencedTransactionTest {
     @RegisterExtension
     static PostgresTestDatabase other = new PostgresTestDatabase(2);
 
-    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(
-                    DataSourceAutoConfiguration.class,
-                    DataSourceTransactionManagerAutoConfiguration.class,
-                    JdbcTemplateAutoConfiguration.class,
-                    TransactionAutoConfiguration.class,
-                    AopAutoConfiguration.class,
-                    LockAutoConfiguration.class))
-            .withPropertyValues("spring.datasource.url=" + db.jdbcUrl());
+    private final ApplicationContextRunner contextRunner = LockContextRunners.transactionalOnDatabase(db);
 
     @BeforeEach
     void account() {
@@ -279,14 +266,7 @@ class FencedTransactionTest {
             long seen = jdbc.queryForObject("SELECT balance FROM account WHERE id = ?", Long.class, id);
             jdbc.update("INSERT INTO ledger (entry) VALUES (?)", "A -" + amount);
             paused.countDown();
-            try {
-                if (!resume.await(20, TimeUnit.SECONDS)) {
-                    throw new IllegalStateException("the test never resumed the paused holder");
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
+            Latches.awaitGoAhead(resume, "the test never resumed the paused holder");
             jdbc.update("UPDATE account SET balance = ? WHERE id = ?", seen - amount, id);
         }
 
@@ -340,10 +320,13 @@ class FencedTransactionTest {
         public void run() {}
     }
 
-    @Configuration(proxyBeanMethods = false)
-    static class TwoDatabases {
+    /**
+     * The test database's own pool (shared by the tests) as the primary {@code DataSource} and transaction manager,
+     * and a transaction manager {@code otherTransactions} on {@link #otherDataSource()}.
+     */
+    abstract static class PrimaryAndOtherTransactions {
 
-        @Bean(destroyMethod = "") // the test database's own pool, shared by the tests
+        @Bean(destroyMethod = "")
         @Primary
         DataSource dataSource() {
             return db.dataSource();
@@ -357,7 +340,18 @@ class FencedTransactionTest {
 
         @Bean
         JdbcTransactionManager otherTransactions() {
-            return new JdbcTransactionManager(other.dataSource());
+            return new JdbcTransactionManager(otherDataSource());
+        }
+
+        abstract DataSource otherDataSource();
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class TwoDatabases extends PrimaryAndOtherTransactions {
+
+        @Override
+        DataSource otherDataSource() {
+            return other.dataSource();
         }
     }
 
@@ -372,23 +366,11 @@ class FencedTransactionTest {
     }
 
     @Configuration(proxyBeanMethods = false)
-    static class TwoPoolsOneDatabase {
+    static class TwoPoolsOneDatabase extends PrimaryAndOtherTransactions {
 
-        @Bean(destroyMethod = "") // the test database's own pool, shared by the tests
-        @Primary
-        DataSource dataSource() {
-            return db.dataSource();
-        }
-
-        @Bean
-        @Primary
-        JdbcTransactionManager transactionManager(DataSource dataSource) {
-            return new JdbcTransactionManager(dataSource);
-        }
-
-        @Bean
-        JdbcTransactionManager otherTransactions() {
-            return new JdbcTransactionManager(db.unpooledDataSource());
+        @Override
+        DataSource otherDataSource() {
+            return db.unpooledDataSource();
         }
     }
 }

@@ -8,7 +8,7 @@ import io.fencepost.lock.Lease;
 import io.fencepost.lock.LockContext;
 import io.fencepost.lock.jdbc.PostgresLockManager;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
-import io.fencepost.lock.spring.autoconfigure.LockAutoConfiguration;
+import io.fencepost.lock.spring.test.LockContextRunners;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -20,8 +20,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
@@ -33,9 +31,8 @@ class InterruptOnLossTest {
     @RegisterExtension
     static PostgresTestDatabase db = new PostgresTestDatabase();
 
-    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, LockAutoConfiguration.class))
-            .withPropertyValues("spring.datasource.url=" + db.jdbcUrl(), "spring.datasource.hikari.maximum-pool-size=4")
+    private final ApplicationContextRunner contextRunner = LockContextRunners.onDatabase(db)
+            .withPropertyValues("spring.datasource.hikari.maximum-pool-size=4")
             .withBean(Worker.class);
 
     private final ExecutorService executor = Executors.newSingleThreadExecutor();

@@ -7,18 +7,16 @@ import io.fencepost.lock.Lease;
 import io.fencepost.lock.LockContext;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
 import io.fencepost.lock.spring.autoconfigure.LeaderElectionAutoConfiguration;
-import io.fencepost.lock.spring.autoconfigure.LockAutoConfiguration;
 import io.fencepost.lock.spring.leader.LeaderElections;
 import io.fencepost.lock.spring.leader.LeaderOnly;
 import io.fencepost.lock.spring.leader.LeadershipGrantedEvent;
 import io.fencepost.lock.spring.leader.LeadershipRevokedEvent;
+import io.fencepost.lock.spring.test.LockContextRunners;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.event.EventListener;
@@ -33,13 +31,9 @@ class LeaderOnlyTest {
     @RegisterExtension
     static PostgresTestDatabase db = new PostgresTestDatabase();
 
-    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(
-                    DataSourceAutoConfiguration.class,
-                    LockAutoConfiguration.class,
-                    LeaderElectionAutoConfiguration.class))
+    private final ApplicationContextRunner contextRunner = LockContextRunners.onDatabase(
+                    db, LeaderElectionAutoConfiguration.class)
             .withPropertyValues(
-                    "spring.datasource.url=" + db.jdbcUrl(),
                     "spring.datasource.hikari.maximum-pool-size=4",
                     // long enough that only a release, never an expiry, can explain a quick change of leader
                     "fencepost.leader.groups.reports.lease-time=30s")

@@ -9,7 +9,7 @@ import io.fencepost.lock.LockManager;
 import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.OnLocked;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
-import io.fencepost.lock.spring.autoconfigure.LockAutoConfiguration;
+import io.fencepost.lock.spring.test.LockContextRunners;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
@@ -18,8 +18,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
@@ -32,9 +30,8 @@ class LockObservationTest {
     @RegisterExtension
     static PostgresTestDatabase db = new PostgresTestDatabase();
 
-    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, LockAutoConfiguration.class))
-            .withPropertyValues("spring.datasource.url=" + db.jdbcUrl(), "spring.datasource.hikari.maximum-pool-size=4")
+    private final ApplicationContextRunner contextRunner = LockContextRunners.onDatabase(db)
+            .withPropertyValues("spring.datasource.hikari.maximum-pool-size=4")
             .withBean(ObservationRegistry.class, TestObservationRegistry::create)
             .withBean(Settlement.class);
 

@@ -7,7 +7,8 @@ import io.fencepost.lock.DistributedLock;
 import io.fencepost.lock.Lease;
 import io.fencepost.lock.LockContext;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
-import io.fencepost.lock.spring.autoconfigure.LockAutoConfiguration;
+import io.fencepost.lock.spring.test.Latches;
+import io.fencepost.lock.spring.test.LockContextRunners;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -21,14 +22,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.aop.support.AopUtils;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionSynchronization;
@@ -43,16 +38,8 @@ class TransactionalDistributedLockTest {
     @RegisterExtension
     static PostgresTestDatabase db = new PostgresTestDatabase();
 
-    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(
-                    DataSourceAutoConfiguration.class,
-                    DataSourceTransactionManagerAutoConfiguration.class,
-                    JdbcTemplateAutoConfiguration.class,
-                    TransactionAutoConfiguration.class,
-                    AopAutoConfiguration.class,
-                    LockAutoConfiguration.class))
-            .withPropertyValues("spring.datasource.url=" + db.jdbcUrl())
-            .withBean(Ledger.class, JdbcLedger::new);
+    private final ApplicationContextRunner contextRunner =
+            LockContextRunners.transactionalOnDatabase(db).withBean(Ledger.class, JdbcLedger::new);
 
     @BeforeAll
     static void createTable() {
@@ -160,14 +147,7 @@ class TransactionalDistributedLockTest {
                 }
             });
             inside.countDown();
-            try {
-                if (!mayCommit.await(20, TimeUnit.SECONDS)) {
-                    throw new IllegalStateException("the test never let the first caller commit");
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
+            Latches.awaitGoAhead(mayCommit, "the test never let the first caller commit");
             return new Entry(
                     seen,
                     lease.fencingToken(),

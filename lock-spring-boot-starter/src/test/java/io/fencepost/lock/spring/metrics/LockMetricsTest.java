@@ -12,8 +12,8 @@ import io.fencepost.lock.LockStoreException;
 import io.fencepost.lock.OnLocked;
 import io.fencepost.lock.jdbc.PostgresLockManager;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
-import io.fencepost.lock.spring.autoconfigure.LockAutoConfiguration;
 import io.fencepost.lock.spring.autoconfigure.LockMetricsAutoConfiguration;
+import io.fencepost.lock.spring.test.LockContextRunners;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -26,8 +26,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
@@ -39,10 +37,9 @@ class LockMetricsTest {
     @RegisterExtension
     static PostgresTestDatabase db = new PostgresTestDatabase();
 
-    private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(
-                    DataSourceAutoConfiguration.class, LockAutoConfiguration.class, LockMetricsAutoConfiguration.class))
-            .withPropertyValues("spring.datasource.url=" + db.jdbcUrl(), "spring.datasource.hikari.maximum-pool-size=4")
+    private final ApplicationContextRunner contextRunner = LockContextRunners.onDatabase(
+                    db, LockMetricsAutoConfiguration.class)
+            .withPropertyValues("spring.datasource.hikari.maximum-pool-size=4")
             .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
             .withBean(ReportJob.class);
 
