@@ -14,9 +14,9 @@ import io.fencepost.lock.LockStoreException;
 import io.fencepost.lock.jdbc.test.CloseAfterEach;
 import io.fencepost.lock.jdbc.test.CountingDataSource;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import io.fencepost.lock.jdbc.test.ProxiedPool;
 import io.fencepost.lock.jdbc.test.TcpProxy;
 import java.net.ServerSocket;
-import java.net.URI;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -270,16 +270,14 @@ class PostgresLockManagerTest {
 
     @Test
     void withTheDatabaseStalledMidStatementAcquireFailsWithinTheStatementTimeout() throws Exception {
-        URI uri = URI.create(db.jdbcUrl().substring("jdbc:".length()));
-        TcpProxy proxy = closer.add(new TcpProxy(uri.getHost(), uri.getPort()));
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(db.jdbcUrl().replaceFirst(":" + uri.getPort() + "/", ":" + proxy.port() + "/"));
-        config.setMaximumPoolSize(2);
-        config.setMinimumIdle(2);
-        config.setConnectionTimeout(1_000);
-        HikariDataSource pool = closer.add(new HikariDataSource(config));
+        ProxiedPool pool = closer.add(new ProxiedPool(db, config -> {
+            config.setMaximumPoolSize(2);
+            config.setMinimumIdle(2);
+            config.setConnectionTimeout(1_000);
+        }));
+        TcpProxy proxy = pool.proxy();
         PostgresLockManager locks =
-                manager(PostgresLockManager.builder(pool).statementTimeout(Duration.ofMillis(1500)));
+                manager(PostgresLockManager.builder(pool.dataSource()).statementTimeout(Duration.ofMillis(1500)));
         LockManager direct = manager(PostgresLockManager.builder(db.dataSource()));
         String key = key();
         locks.acquire(key(), HOLD).release(); // the pool's connection is established through the proxy

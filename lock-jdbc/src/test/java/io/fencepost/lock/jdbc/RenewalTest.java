@@ -12,13 +12,13 @@ import io.fencepost.lock.core.DefaultLockManager;
 import io.fencepost.lock.jdbc.test.CloseAfterEach;
 import io.fencepost.lock.jdbc.test.CountingDataSource;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import io.fencepost.lock.jdbc.test.ProxiedPool;
 import io.fencepost.lock.jdbc.test.TcpProxy;
 import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.LockListener;
 import io.fencepost.lock.spi.ReleaseRequest;
 import io.fencepost.lock.spi.RenewRequest;
-import java.net.URI;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -122,16 +122,9 @@ class RenewalTest {
 
     @Test
     void withTheDatabaseUnreachableTheHolderLearnsOfTheLossBeforeTheDatabaseSideExpiry() throws Exception {
-        URI uri = URI.create(db.jdbcUrl().substring("jdbc:".length()));
-        TcpProxy proxy = closer.add(new TcpProxy(uri.getHost(), uri.getPort()));
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(db.jdbcUrl().replaceFirst(":" + uri.getPort() + "/", ":" + proxy.port() + "/"));
-        config.setMaximumPoolSize(3);
-        config.setConnectionTimeout(500);
-        HikariDataSource throughProxy = closer.add(new HikariDataSource(config));
-        PostgresLockManager holder = closer.add(PostgresLockManager.builder(throughProxy)
-                .statementTimeout(Duration.ofMillis(500))
-                .build());
+        ProxiedPool throughProxy = closer.add(ProxiedPool.failingFast(db));
+        TcpProxy proxy = throughProxy.proxy();
+        PostgresLockManager holder = closer.add(throughProxy.manager(Duration.ofMillis(500)));
         String key = key();
         Lease lease = holder.acquire(key, LockOptions.of(Duration.ofSeconds(3)));
         AtomicReference<Instant> learnedAt = new AtomicReference<>();
