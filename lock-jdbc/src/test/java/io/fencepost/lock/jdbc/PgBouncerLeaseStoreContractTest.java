@@ -4,12 +4,10 @@ import io.fencepost.lock.contract.FairQueueContract;
 import io.fencepost.lock.contract.LeaseHandOverContract;
 import io.fencepost.lock.contract.LeaseStoreContract;
 import io.fencepost.lock.jdbc.test.PgBouncer;
-import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
 import io.fencepost.lock.spi.LeaseStore;
 import java.time.Duration;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -19,12 +17,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class PgBouncerLeaseStoreContractTest extends LeaseStoreContract implements LeaseHandOverContract, FairQueueContract {
 
     @RegisterExtension
-    @Order(1)
-    static final PostgresTestDatabase db = new PostgresTestDatabase();
-
-    @RegisterExtension
-    @Order(2)
-    static final PgBouncer bouncer = new PgBouncer(db, "transaction");
+    static final PgBouncer bouncer = new PgBouncer("transaction");
 
     private static DataSource pooled;
 

@@ -5,13 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fencepost.lock.Lease;
 import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.jdbc.test.PgBouncer;
-import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -22,12 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class PgBouncerSessionModeTest {
 
     @RegisterExtension
-    @Order(1)
-    static final PostgresTestDatabase db = new PostgresTestDatabase();
-
-    @RegisterExtension
-    @Order(2)
-    static final PgBouncer bouncer = new PgBouncer(db, "session");
+    static final PgBouncer bouncer = new PgBouncer("session");
 
     @Test
     void managersStartWithTheDriversDefaultsAndWaitersAreWokenByPush() throws Exception {

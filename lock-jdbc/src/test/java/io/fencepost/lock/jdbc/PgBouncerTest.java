@@ -7,7 +7,6 @@ import static org.awaitility.Awaitility.await;
 import io.fencepost.lock.Lease;
 import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.jdbc.test.PgBouncer;
-import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -21,7 +20,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -33,19 +31,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class PgBouncerTest {
 
     @RegisterExtension
-    @Order(1)
-    static final PostgresTestDatabase db = new PostgresTestDatabase();
-
-    @RegisterExtension
-    @Order(2)
-    static final PgBouncer bouncer = new PgBouncer(db, "transaction");
+    static final PgBouncer bouncer = new PgBouncer("transaction");
 
     /** Far beyond any hand-off measured here: a waiter that trusted the push would wait this long. */
     private static final Duration PUSH_FALLBACK = Duration.ofSeconds(60);
 
     @BeforeAll
     static void createSchema() {
-        new SchemaInitializer(db.dataSource(), "distributed_lock").create();
+        new SchemaInitializer(bouncer.database().dataSource(), "distributed_lock").create();
     }
 
     @Test
@@ -108,7 +101,7 @@ class PgBouncerTest {
 
     /** Whether a waiter has marked the key's lease as waited for (it then waits in its acquire loop). */
     private static boolean contended(String key) throws SQLException {
-        try (Connection connection = db.adminDataSource().getConnection();
+        try (Connection connection = bouncer.database().adminDataSource().getConnection();
                 PreparedStatement query =
                         connection.prepareStatement("SELECT contended FROM distributed_lock WHERE lock_key = ?")) {
             query.setString(1, key);

@@ -27,10 +27,10 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * A PgBouncer process in front of a {@link PostgresTestDatabase}'s server, for one test class, in transaction or
- * session pooling mode. Register it after the database:
- * {@code @RegisterExtension @Order(2) static PgBouncer bouncer = new PgBouncer(db, "transaction");}. Where the
- * {@code pgbouncer} executable is missing (CI installs the Debian package {@code pgbouncer}), the tests are skipped.
+ * A PgBouncer process, for one test class, in transaction or session pooling mode, in front of a test database of its
+ * own ({@link #database()}), which it creates first and drops last:
+ * {@code @RegisterExtension static PgBouncer bouncer = new PgBouncer("transaction");}. Where the {@code pgbouncer}
+ * executable is missing (CI installs the Debian package {@code pgbouncer}), the tests are skipped.
  */
 public final class PgBouncer implements BeforeAllCallback, AfterAllCallback {
 
@@ -39,7 +39,7 @@ public final class PgBouncer implements BeforeAllCallback, AfterAllCallback {
     private static final List<Path> EXECUTABLES =
             List.of(Path.of("/usr/sbin/pgbouncer"), Path.of("/usr/bin/pgbouncer"), Path.of("/usr/local/bin/pgbouncer"));
 
-    private final PostgresTestDatabase db;
+    private final PostgresTestDatabase db = new PostgresTestDatabase();
 
     private final String poolMode;
 
@@ -51,10 +51,14 @@ public final class PgBouncer implements BeforeAllCallback, AfterAllCallback {
 
     private int port;
 
-    /** A PgBouncer in front of {@code db} with {@code pool_mode = poolMode} ({@code transaction} or {@code session}). */
-    public PgBouncer(PostgresTestDatabase db, String poolMode) {
-        this.db = db;
+    /** A PgBouncer with {@code pool_mode = poolMode} ({@code transaction} or {@code session}). */
+    public PgBouncer(String poolMode) {
         this.poolMode = poolMode;
+    }
+
+    /** The test database behind PgBouncer, to reach directly. */
+    public PostgresTestDatabase database() {
+        return db;
     }
 
     @Override
@@ -120,15 +124,19 @@ public final class PgBouncer implements BeforeAllCallback, AfterAllCallback {
 
     @Override
     public void afterAll(ExtensionContext context) throws IOException {
-        pools.forEach(HikariDataSource::close);
-        pools.clear();
-        if (process != null) {
-            process.destroy();
-            try {
-                process.waitFor();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        try {
+            pools.forEach(HikariDataSource::close);
+            pools.clear();
+            if (process != null) {
+                process.destroy();
+                try {
+                    process.waitFor();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
+        } finally {
+            db.close();
         }
     }
 
