@@ -11,14 +11,11 @@ import java.util.List;
 import java.util.Objects;
 import java.util.TreeSet;
 import java.util.function.Supplier;
-import org.aopalliance.aop.Advice;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.aop.ClassFilter;
-import org.springframework.aop.Pointcut;
 import org.springframework.aop.framework.Advised;
 import org.springframework.aop.framework.AopProxyUtils;
-import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
@@ -45,7 +42,7 @@ import org.springframework.core.env.Environment;
  * <p>Its order defaults to {@link #DEFAULT_ORDER}, before (outside) the transaction advisor, so that the lock is
  * taken before a transaction begins and released after it ends.
  */
-public class DistributedLockAdvisor extends AbstractPointcutAdvisor
+public class DistributedLockAdvisor extends AbstractLeaseAdvisor
         implements BeanFactoryAware, EnvironmentAware, SmartInitializingSingleton {
 
     private static final long serialVersionUID = 1L;
@@ -58,24 +55,29 @@ public class DistributedLockAdvisor extends AbstractPointcutAdvisor
 
     private static final Log logger = LogFactory.getLog(DistributedLockAdvisor.class);
 
-    private final transient LockDefinitionSource source = new LockDefinitionSource();
+    private final transient LockDefinitionSource source;
 
     private final transient DistributedLockInterceptor interceptor;
 
-    private final transient Pointcut pointcut;
-
     private transient BeanFactory beanFactory;
-
-    /** Held here rather than set on the superclass from the constructor, which a subclass could intercept. */
-    private int order = DEFAULT_ORDER;
 
     /**
      * An advisor that locks with the manager {@code lockManager} supplies (null when there is none) and takes the
      * durations an annotation leaves empty from {@code defaults}. Both are asked lazily, after start-up.
      */
     public DistributedLockAdvisor(Supplier<LockManager> lockManager, Supplier<LockOptions> defaults) {
-        this.interceptor = new DistributedLockInterceptor(source, lockManager, defaults);
-        this.pointcut = new LockPointcut(source);
+        this(new LockDefinitionSource(), lockManager, defaults);
+    }
+
+    private DistributedLockAdvisor(
+            LockDefinitionSource source, Supplier<LockManager> lockManager, Supplier<LockOptions> defaults) {
+        this(source, new DistributedLockInterceptor(source, lockManager, defaults));
+    }
+
+    private DistributedLockAdvisor(LockDefinitionSource source, DistributedLockInterceptor interceptor) {
+        super(new LockPointcut(source), interceptor, DEFAULT_ORDER);
+        this.source = source;
+        this.interceptor = interceptor;
     }
 
     /** An advisor with a fixed lock manager and the library's default options. */
@@ -97,26 +99,6 @@ public class DistributedLockAdvisor extends AbstractPointcutAdvisor
      */
     public void setObservationRegistry(Supplier<ObservationRegistry> observationRegistry) {
         interceptor.setObservationRegistry(observationRegistry);
-    }
-
-    @Override
-    public void setOrder(int order) {
-        this.order = order;
-    }
-
-    @Override
-    public int getOrder() {
-        return order;
-    }
-
-    @Override
-    public Pointcut getPointcut() {
-        return pointcut;
-    }
-
-    @Override
-    public Advice getAdvice() {
-        return interceptor;
     }
 
     @Override

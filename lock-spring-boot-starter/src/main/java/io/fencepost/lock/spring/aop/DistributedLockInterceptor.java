@@ -10,7 +10,6 @@ import io.fencepost.lock.spi.Durations;
 import io.fencepost.lock.spring.transaction.TransactionFence;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
-import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -184,7 +183,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
             Object result;
             try {
                 result = fence == null
-                        ? LockContext.callWith(lease, held -> proceed(invocation))
+                        ? AbstractLeaseAdvisor.proceedInside(lease, invocation)
                         : fencedCall(fence, lock, lease, invocation, targetClass);
             } finally {
                 if (interrupt != null) {
@@ -306,17 +305,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
                 lock.method(),
                 invocation.getMethod(),
                 targetClass,
-                () -> LockContext.callWith(lease, held -> proceed(invocation)));
-    }
-
-    private static Object proceed(MethodInvocation invocation) throws Exception {
-        try {
-            return invocation.proceed();
-        } catch (Exception | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new UndeclaredThrowableException(t);
-        }
+                () -> AbstractLeaseAdvisor.proceedInside(lease, invocation));
     }
 
     /**
