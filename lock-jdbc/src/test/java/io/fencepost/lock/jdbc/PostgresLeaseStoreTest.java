@@ -261,37 +261,6 @@ class PostgresLeaseStoreTest {
     }
 
     @Test
-    void aBatchRenewsEveryOwnedLeaseInOneStatementAndSkipsTheLostOnes() {
-        String a = key();
-        String b = key();
-        String takenOver = key();
-        String notOurs = key();
-        String ownerA = owner();
-        String ownerB = owner();
-        String ownerTakenOver = owner();
-        grant(a, ownerA, "a", Duration.ofSeconds(2));
-        grant(b, ownerB, "a", Duration.ofSeconds(2));
-        grant(takenOver, ownerTakenOver, "a", SHORT);
-        grant(notOurs, owner(), "other", LONG);
-        awaitTakeover(takenOver, owner(), "thief");
-        LeaseInfo thiefs = store.inspect(takenOver).orElseThrow();
-        LeaseInfo others = store.inspect(notOurs).orElseThrow();
-
-        Map<String, Instant> renewed = renewByKey(List.of(
-                new RenewRequest(a, ownerA, LONG),
-                new RenewRequest(b, ownerB, Duration.ofMinutes(1)),
-                new RenewRequest(takenOver, ownerTakenOver, LONG),
-                new RenewRequest(notOurs, owner(), LONG)));
-
-        assertThat(renewed).containsOnlyKeys(a, b);
-        assertThat(renewed.get(b)).isBefore(renewed.get(a));
-        assertThat(store.inspect(a).orElseThrow().expiresAt()).isEqualTo(renewed.get(a));
-        assertThat(store.inspect(b).orElseThrow().expiresAt()).isEqualTo(renewed.get(b));
-        assertThat(store.inspect(takenOver)).contains(thiefs);
-        assertThat(store.inspect(notOurs)).contains(others);
-    }
-
-    @Test
     void anEmptyRenewalBatchDoesNotTouchTheDatabase() {
         DataSource failing = new PGSimpleDataSource() {
             @Override

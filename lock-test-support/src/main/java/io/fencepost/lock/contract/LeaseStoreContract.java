@@ -173,6 +173,12 @@ public abstract class LeaseStoreContract implements StoreUnderTest, SharedLeaseC
 
     @Test
     void renewalExtendsEveryOwnedLeaseInOneBatchAndSkipsOthers() {
+        String takenOver = key();
+        String stale = takenOverAfterExpiry(takenOver);
+        LeaseInfo thiefs = store().inspect(takenOver).orElseThrow();
+        String notOurs = key();
+        grant(notOurs, token(), LONG);
+        LeaseInfo others = store().inspect(notOurs).orElseThrow();
         String a = key();
         String b = key();
         String c = key();
@@ -184,11 +190,17 @@ public abstract class LeaseStoreContract implements StoreUnderTest, SharedLeaseC
 
         Map<String, Instant> renewed = renewByKey(
                 new RenewRequest(a, ownerA, LONG),
-                new RenewRequest(b, ownerB, LONG),
-                new RenewRequest(c, token(), LONG));
+                new RenewRequest(b, ownerB, Duration.ofMinutes(1)),
+                new RenewRequest(c, token(), LONG),
+                new RenewRequest(takenOver, stale, LONG),
+                new RenewRequest(notOurs, token(), LONG));
 
         assertThat(renewed).containsOnlyKeys(a, b);
+        assertThat(renewed.get(b)).as("each lease renewed for its own time").isBefore(renewed.get(a));
         assertThat(store().inspect(a).orElseThrow().expiresAt()).isEqualTo(renewed.get(a));
+        assertThat(store().inspect(b).orElseThrow().expiresAt()).isEqualTo(renewed.get(b));
+        assertThat(store().inspect(takenOver)).contains(thiefs);
+        assertThat(store().inspect(notOurs)).contains(others);
         await().atMost(Duration.ofSeconds(10)).until(() -> store().inspect(c).isEmpty());
         assertThat(store().inspect(a)).isPresent();
         assertThat(store().inspect(b)).isPresent();
