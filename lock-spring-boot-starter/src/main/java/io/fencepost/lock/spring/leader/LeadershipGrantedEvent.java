@@ -9,15 +9,10 @@ import java.util.Objects;
  * @param group the group, as configured under {@code fencepost.leader.groups}
  * @param leadership the leadership lease; its fencing token is the term
  */
-public record LeadershipGrantedEvent(String group, Lease leadership) {
+public record LeadershipGrantedEvent(String group, Lease leadership) implements LeadershipEvent {
 
     public LeadershipGrantedEvent {
         Objects.requireNonNull(group, "group");
         Objects.requireNonNull(leadership, "leadership");
-    }
-
-    /** The term: the leadership lease's fencing token, higher than every earlier term of the group. */
-    public long term() {
-        return leadership.fencingToken();
     }
 }

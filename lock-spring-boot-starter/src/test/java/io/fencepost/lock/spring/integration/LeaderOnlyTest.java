@@ -9,8 +9,8 @@ import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
 import io.fencepost.lock.spring.autoconfigure.LeaderElectionAutoConfiguration;
 import io.fencepost.lock.spring.leader.LeaderElections;
 import io.fencepost.lock.spring.leader.LeaderOnly;
+import io.fencepost.lock.spring.leader.LeadershipEvent;
 import io.fencepost.lock.spring.leader.LeadershipGrantedEvent;
-import io.fencepost.lock.spring.leader.LeadershipRevokedEvent;
 import io.fencepost.lock.spring.test.LockContextRunners;
 import java.time.Duration;
 import java.util.List;
@@ -131,14 +131,10 @@ class LeaderOnlyTest {
             terms.add(LockContext.current().map(Lease::fencingToken).orElseThrow());
         }
 
+        /** Both kinds, through their common type, in the order they were published. */
         @EventListener
-        public void on(LeadershipGrantedEvent granted) {
-            events.add("granted " + granted.term());
-        }
-
-        @EventListener
-        public void on(LeadershipRevokedEvent revoked) {
-            events.add("revoked " + revoked.term());
+        public void on(LeadershipEvent event) {
+            events.add((event instanceof LeadershipGrantedEvent ? "granted " : "revoked ") + event.term());
         }
     }
 
