@@ -109,20 +109,10 @@ final class NotificationListener implements AutoCloseable {
     LeaseStore.Subscription subscribe(String key, Runnable wakeUp) {
         waiters.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>()).add(wakeUp);
         startOnce();
-        return new LeaseStore.Subscription() {
-            @Override
-            public boolean delivers() {
-                return connected && delivering;
-            }
-
-            @Override
-            public void close() {
-                waiters.computeIfPresent(key, (k, list) -> {
-                    list.remove(wakeUp);
-                    return list.isEmpty() ? null : list;
-                });
-            }
-        };
+        return subscription(() -> waiters.computeIfPresent(key, (k, list) -> {
+            list.remove(wakeUp);
+            return list.isEmpty() ? null : list;
+        }));
     }
 
     /**
@@ -132,6 +122,11 @@ final class NotificationListener implements AutoCloseable {
     LeaseStore.Subscription onHandOver(String registrationId, Consumer<String> message) {
         registrations.put(registrationId, message);
         startOnce();
+        return subscription(() -> registrations.remove(registrationId, message));
+    }
+
+    /** A subscription that delivers while the listener listens, and that {@code unsubscribe} ends. */
+    private LeaseStore.Subscription subscription(Runnable unsubscribe) {
         return new LeaseStore.Subscription() {
             @Override
             public boolean delivers() {
@@ -140,7 +135,7 @@ final class NotificationListener implements AutoCloseable {
 
             @Override
             public void close() {
-                registrations.remove(registrationId, message);
+                unsubscribe.run();
             }
         };
     }

@@ -47,18 +47,15 @@ final class PostgresFairQueue implements FairQueue {
 
     @Override
     public AcquireResult acquireInTurn(AcquireRequest request, QueueTicket ticket) {
-        return runner.run(
-                "acquire lock '" + request.key() + "'",
-                StoreFailures.secretsOf(request.ownerToken()),
+        return PostgresLeaseStore.acquire(
+                runner,
                 statements.fairAcquire,
-                PostgresLeaseStore.grantParameters(
-                        request,
-                        Map.of(
-                                "ticket", ticket.number(),
-                                "waiter", UUID.fromString(ticket.waiterId()),
-                                "ttl_ms", StatementRunner.millis(ticket.ttl(), "ticket lifetime", request.key()),
-                                "precedence_ms", StoreLimits.EXCLUSIVE_PRECEDENCE.toMillis())),
-                LeaseRowMapper.acquireResult(request));
+                request,
+                Map.of(
+                        "ticket", ticket.number(),
+                        "waiter", UUID.fromString(ticket.waiterId()),
+                        "ttl_ms", StatementRunner.millis(ticket.ttl(), "ticket lifetime", request.key()),
+                        "precedence_ms", StoreLimits.EXCLUSIVE_PRECEDENCE.toMillis()));
     }
 
     @Override

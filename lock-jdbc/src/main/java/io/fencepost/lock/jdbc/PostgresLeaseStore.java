@@ -84,10 +84,19 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Fair
                         request.mode().name().toLowerCase(Locale.ROOT),
                         "permits",
                         request.permits());
+        return acquire(runner, exclusive ? statements.acquire : statements.acquireShared, request, more);
+    }
+
+    /**
+     * Runs an acquire statement ({@code statement}: plain, fair or registering) for {@code request}, with the grant's
+     * parameters and the statement's own {@code more}, and reads the outcome.
+     */
+    static AcquireResult acquire(
+            StatementRunner runner, NamedStatement statement, AcquireRequest request, Map<String, Object> more) {
         return runner.run(
                 "acquire lock '" + request.key() + "'",
                 StoreFailures.secretsOf(request.ownerToken()),
-                exclusive ? statements.acquire : statements.acquireShared,
+                statement,
                 grantParameters(request, more),
                 LeaseRowMapper.acquireResult(request));
     }

@@ -38,20 +38,15 @@ final class PostgresWaiterRelay implements WaiterRelay {
 
     @Override
     public AcquireResult acquireOrRegister(AcquireRequest request, Registration registration) {
-        return runner.run(
-                "acquire lock '" + request.key() + "'",
-                StoreFailures.secretsOf(request.ownerToken()),
+        return PostgresLeaseStore.acquire(
+                runner,
                 statements.acquireOrRegister,
-                PostgresLeaseStore.grantParameters(
-                        request,
-                        Map.of(
-                                "registration", UUID.fromString(registration.id()),
-                                "in_turn", registration.inTurn(),
-                                "ttl_ms",
-                                        StatementRunner.millis(
-                                                registration.ttl(), "registration lifetime", request.key()),
-                                "precedence_ms", StoreLimits.EXCLUSIVE_PRECEDENCE.toMillis())),
-                LeaseRowMapper.acquireResult(request));
+                request,
+                Map.of(
+                        "registration", UUID.fromString(registration.id()),
+                        "in_turn", registration.inTurn(),
+                        "ttl_ms", StatementRunner.millis(registration.ttl(), "registration lifetime", request.key()),
+                        "precedence_ms", StoreLimits.EXCLUSIVE_PRECEDENCE.toMillis()));
     }
 
     @Override
