@@ -13,6 +13,7 @@ import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.LockStoreException;
 import io.fencepost.lock.jdbc.test.CloseAfterEach;
 import io.fencepost.lock.jdbc.test.CountingDataSource;
+import io.fencepost.lock.jdbc.test.FixedPool;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
 import io.fencepost.lock.jdbc.test.ProxiedPool;
 import io.fencepost.lock.jdbc.test.TcpProxy;
@@ -48,13 +49,9 @@ class PostgresLockManagerTest {
         return new CountingDataSource(physical);
     }
 
-    /** A fixed-size pool over {@code target} (Hikari keeps {@code size} connections open). */
+    /** A fixed-size pool over {@code target}, closed after the test. */
     private HikariDataSource pool(javax.sql.DataSource target, int size) {
-        HikariConfig config = new HikariConfig();
-        config.setDataSource(target);
-        config.setMaximumPoolSize(size);
-        config.setMinimumIdle(size);
-        return closer.add(new HikariDataSource(config));
+        return closer.add(FixedPool.over(target, size));
     }
 
     private static String key() {

@@ -3,13 +3,13 @@ package io.fencepost.lock.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.fencepost.lock.Lease;
 import io.fencepost.lock.LockManager;
 import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.jdbc.test.CloseAfterEach;
 import io.fencepost.lock.jdbc.test.CountingDataSource;
+import io.fencepost.lock.jdbc.test.FixedPool;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
 import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
@@ -216,11 +216,8 @@ class WaiterRelayTest {
         return physical;
     }
 
+    /** A fixed-size pool over {@code target}, closed after the test. */
     private HikariDataSource pool(javax.sql.DataSource target, int size) {
-        HikariConfig config = new HikariConfig();
-        config.setDataSource(target);
-        config.setMaximumPoolSize(size);
-        config.setMinimumIdle(size);
-        return closer.add(new HikariDataSource(config));
+        return closer.add(FixedPool.over(target, size));
     }
 }
