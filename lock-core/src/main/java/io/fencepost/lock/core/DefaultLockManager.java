@@ -62,11 +62,10 @@ public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable
         Releases releases = new Releases(store, handOver, holderName, held, lines, workers, events);
         this.grants = new Grants(held, workers, releases, renewer, events);
         AcquireLoop loop = new AcquireLoop(settings, grants, events);
-        this.lineAcquirer = new LineAcquirer(
-                store, holderName, lines, held, releases, grants, loop, relay, settings.pushFallback());
+        RegisteredWaits registrations = new RegisteredWaits(relay, grants, releases, settings.pushFallback());
+        this.lineAcquirer = new LineAcquirer(store, holderName, lines, held, releases, grants, loop, registrations);
         this.fairAcquirer = store instanceof FairQueue queue
-                ? new FairAcquirer(
-                        store, queue, relay, holderName, tickets, loop, grants, releases, settings.pushFallback())
+                ? new FairAcquirer(store, queue, registrations, holderName, tickets, loop)
                 : null;
     }
 

@@ -5,7 +5,6 @@ import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.FairQueue;
 import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.QueueTicket;
-import io.fencepost.lock.spi.WaiterRelay;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Optional;
@@ -42,36 +41,26 @@ final class FairAcquirer {
 
     private final FairTickets tickets;
 
-    /** Null when the store does not relay releases to registered waiters. */
-    private final WaiterRelay relay;
-
-    private final Grants grants;
-
-    private final Releases releases;
+    private final RegisteredWaits registrations;
 
     FairAcquirer(
             LeaseStore store,
             FairQueue queue,
-            WaiterRelay relay,
+            RegisteredWaits registrations,
             String holderName,
             FairTickets tickets,
-            AcquireLoop loop,
-            Grants grants,
-            Releases releases,
-            Duration pushFallback) {
+            AcquireLoop loop) {
         this.store = store;
         this.queue = queue;
         this.holderName = holderName;
         this.tickets = tickets;
         this.loop = loop;
-        this.relay = relay;
-        this.grants = grants;
-        this.releases = releases;
-        this.ticketTtl = Duration.ofNanos(Math.max(TimeUnit.SECONDS.toNanos(10), 5 * pushFallback.toNanos()));
+        this.registrations = registrations;
+        this.ticketTtl = registrations.ttl();
     }
 
     Optional<Lease> acquire(AcquireCall call) {
-        if (relay != null && call.waits()) {
+        if (registrations.available() && call.waits()) {
             return acquireRegistered(call);
         }
         String key = call.key();
@@ -144,16 +133,12 @@ final class FairAcquirer {
             }
         };
         LeaseStore.Subscription subscription = store.subscribe(call.key(), wake);
-        RegisteredWait registered =
-                new RegisteredWait(relay, call.key(), UUID.randomUUID().toString(), ticketTtl, true, wake);
+        RegisteredWait registered = registrations.open(call, UUID.randomUUID().toString(), true, wake);
         try {
             return loop.run(call, new AcquireLoop.Attempts() {
                 @Override
                 public Optional<Lease> handedOver() {
-                    return registered
-                            .handedOver()
-                            .map(granted -> grants.granted(
-                                    call, registered.ownerToken(), granted, registered.handOverNotBeforeNanos()));
+                    return registered.handedOver();
                 }
 
                 @Override
@@ -168,7 +153,7 @@ final class FairAcquirer {
 
                 @Override
                 public AcquireResult attempt(String ownerToken) {
-                    return registered.attempt(call.request(ownerToken, holderName));
+                    return registered.attempt(holderName);
                 }
 
                 @Override
@@ -178,7 +163,7 @@ final class FairAcquirer {
 
                 @Override
                 public void pause(long nanos) throws InterruptedException {
-                    wakeUps.tryAcquire(Math.min(nanos, registered.refreshNanos(call)), TimeUnit.NANOSECONDS);
+                    wakeUps.tryAcquire(Math.min(nanos, registered.refreshNanos()), TimeUnit.NANOSECONDS);
                     wakeUps.drainPermits();
                 }
             });
@@ -186,7 +171,7 @@ final class FairAcquirer {
             return loop.interrupted(call);
         } finally {
             subscription.close();
-            registered.end(releases);
+            registered.end();
         }
     }
 }

@@ -2,11 +2,8 @@ package io.fencepost.lock.core;
 
 import io.fencepost.lock.Lease;
 import io.fencepost.lock.LeaseMode;
-import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.LeaseStore;
-import io.fencepost.lock.spi.WaiterRelay;
-import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -34,11 +31,7 @@ final class LineAcquirer {
 
     private final AcquireLoop loop;
 
-    /** Null when the store does not relay releases to registered waiters. */
-    private final WaiterRelay relay;
-
-    /** A registration outlives several re-checks of its waiter, which refresh it; a dead waiter's then lapses. */
-    private final Duration registrationTtl;
+    private final RegisteredWaits registrations;
 
     LineAcquirer(
             LeaseStore store,
@@ -48,8 +41,7 @@ final class LineAcquirer {
             Releases releases,
             Grants grants,
             AcquireLoop loop,
-            WaiterRelay relay,
-            Duration pushFallback) {
+            RegisteredWaits registrations) {
         this.store = store;
         this.holderName = holderName;
         this.lines = lines;
@@ -57,8 +49,7 @@ final class LineAcquirer {
         this.releases = releases;
         this.grants = grants;
         this.loop = loop;
-        this.relay = relay;
-        this.registrationTtl = Duration.ofNanos(Math.max(TimeUnit.SECONDS.toNanos(10), 5 * pushFallback.toNanos()));
+        this.registrations = registrations;
     }
 
     Optional<Lease> acquire(AcquireCall call) {
@@ -96,9 +87,10 @@ final class LineAcquirer {
                 waits ? store.subscribe(call.key(), line::wake) : LeaseStore.Subscription.NONE;
         // A waiter for an exclusive lease registers with a store that relays releases to registered waiters, under
         // the owner token a local hand-over would give it too.
-        RegisteredWait registered = relay != null && waits && call.options().mode() == LeaseMode.EXCLUSIVE
-                ? new RegisteredWait(relay, call.key(), line.ownerToken(me), registrationTtl, false, line::wake)
-                : null;
+        RegisteredWait registered =
+                registrations.available() && waits && call.options().mode() == LeaseMode.EXCLUSIVE
+                        ? registrations.open(call, line.ownerToken(me), false, line::wake)
+                        : null;
         Optional<Lease> lease = Optional.empty();
         try {
             lease = loop.run(call, new AcquireLoop.Attempts() {
@@ -112,10 +104,7 @@ final class LineAcquirer {
                         registered.settledLocally();
                         return local;
                     }
-                    return registered
-                            .handedOver()
-                            .map(granted -> grants.granted(
-                                    call, registered.ownerToken(), granted, registered.handOverNotBeforeNanos()));
+                    return registered.handedOver();
                 }
 
                 @Override
@@ -147,8 +136,9 @@ final class LineAcquirer {
 
                 @Override
                 public AcquireResult attempt(String ownerToken) {
-                    AcquireRequest request = call.request(ownerToken, holderName);
-                    return registered != null ? registered.attempt(request) : store.acquire(request);
+                    return registered != null
+                            ? registered.attempt(holderName)
+                            : store.acquire(call.request(ownerToken, holderName));
                 }
 
                 @Override
@@ -158,14 +148,14 @@ final class LineAcquirer {
 
                 @Override
                 public void pause(long nanos) throws InterruptedException {
-                    line.awaitWakeUp(registered == null ? nanos : Math.min(nanos, registered.refreshNanos(call)));
+                    line.awaitWakeUp(registered == null ? nanos : Math.min(nanos, registered.refreshNanos()));
                 }
             });
             return lease;
         } finally {
             subscription.close();
             if (registered != null) {
-                registered.end(releases);
+                registered.end();
             }
         }
     }

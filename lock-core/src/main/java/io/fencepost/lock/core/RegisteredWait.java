@@ -1,6 +1,6 @@
 package io.fencepost.lock.core;
 
-import io.fencepost.lock.spi.AcquireRequest;
+import io.fencepost.lock.Lease;
 import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.Registration;
@@ -22,6 +22,12 @@ final class RegisteredWait {
 
     private final WaiterRelay relay;
 
+    private final Grants grants;
+
+    private final Releases releases;
+
+    private final AcquireCall call;
+
     private final Registration registration;
 
     private final String ownerToken;
@@ -41,9 +47,20 @@ final class RegisteredWait {
     /** The store removed the registration itself: an attempt was granted, or a release handed us the lease. */
     private boolean settled;
 
-    RegisteredWait(WaiterRelay relay, String key, String ownerToken, Duration ttl, boolean inTurn, Runnable wakeUp) {
+    RegisteredWait(
+            WaiterRelay relay,
+            Grants grants,
+            Releases releases,
+            AcquireCall call,
+            String ownerToken,
+            Duration ttl,
+            boolean inTurn,
+            Runnable wakeUp) {
         this.relay = relay;
-        this.registration = new Registration(key, UUID.randomUUID().toString(), ttl, inTurn);
+        this.grants = grants;
+        this.releases = releases;
+        this.call = call;
+        this.registration = new Registration(call.key(), UUID.randomUUID().toString(), ttl, inTurn);
         this.ownerToken = ownerToken;
         this.handOvers = relay.onHandOver(registration, ownerToken, granted -> {
             handed.compareAndSet(null, granted);
@@ -60,10 +77,10 @@ final class RegisteredWait {
         return handOvers.delivers();
     }
 
-    AcquireResult attempt(AcquireRequest request) {
+    AcquireResult attempt(String holderName) {
         long sent = System.nanoTime();
         attempted = true;
-        AcquireResult result = relay.acquireOrRegister(request, registration);
+        AcquireResult result = relay.acquireOrRegister(call.request(ownerToken, holderName), registration);
         if (result instanceof AcquireResult.Granted) {
             settled = true;
         } else {
@@ -72,25 +89,24 @@ final class RegisteredWait {
         return result;
     }
 
-    /** The grant a release handed us, if its message came; it is then the caller's. */
-    Optional<AcquireResult.Granted> handedOver() {
+    /**
+     * The lease a release handed us, if its message came; it is then the caller's. It counts from our last attempt that
+     * found the key busy: the grant came after that attempt read the key.
+     */
+    Optional<Lease> handedOver() {
         AcquireResult.Granted granted = handed.getAndSet(null);
-        if (granted != null) {
-            settled = true;
+        if (granted == null) {
+            return Optional.empty();
         }
-        return Optional.ofNullable(granted);
-    }
-
-    /** The earliest a lease handed to us can have started (nanoTime). */
-    long handOverNotBeforeNanos() {
-        return busySentNanos;
+        settled = true;
+        return Optional.of(grants.granted(call, ownerToken, granted, busySentNanos));
     }
 
     /**
      * How long the waiter may pause at most between attempts: a lease handed to it counts from its last attempt, so
      * that lease should keep most of its time, and the registration must not lapse.
      */
-    long refreshNanos(AcquireCall call) {
+    long refreshNanos() {
         return Math.min(
                 call.options().leaseTime().toNanos() / 4, registration.ttl().toNanos() / 3);
     }
@@ -105,7 +121,7 @@ final class RegisteredWait {
      * unnoticed meanwhile is released at once. A failure is only logged: the registration then lapses on its own, and
      * until then a release may hand it a lease nobody takes, which keeps the key for that lease's time.
      */
-    void end(Releases releases) {
+    void end() {
         handOvers.close();
         if (!attempted || settled) {
             return;
