@@ -14,20 +14,13 @@ final class FairQueueStatements {
      * as waited for, and clears tickets that lapsed (their waiters are gone).
      */
     static final String FAIR_ACQUIRE = """
-            WITH guard AS MATERIALIZED (
-                SELECT set_config('synchronous_commit', 'on', true) AS sc, {draw_lock} AS lk
-            ), t AS MATERIALIZED (
-                SELECT clock_timestamp() AS now FROM guard
-            ), ins AS (
-                INSERT INTO {table} AS l (lock_key, owner_token, holder, fencing_token, acquired_at, expires_at, contended)
-                SELECT :key, :owner::uuid, :holder, nextval('{sequence}'), t.now, t.now + :lease_ms * interval '1 millisecond', false
-                FROM t
+            {draw_then_insert}
                 WHERE NOT EXISTS (
                     SELECT 1 FROM {queue} q WHERE q.lock_key = :key AND q.ticket < :ticket AND q.expires_at > t.now)
                 ON CONFLICT (lock_key) DO UPDATE
                    SET {take_expired}
                  WHERE l.expires_at <= excluded.acquired_at OR NOT l.contended OR l.lease_mode <> 'exclusive'
-                RETURNING l.owner_token = :owner::uuid AS granted, l.fencing_token, l.acquired_at, l.expires_at,
+                RETURNING {granted}, l.fencing_token, l.acquired_at, l.expires_at,
                           {remaining_ms} AS remaining_ms, l.lease_mode, l.permits
             ), marked AS (
                 -- queued behind an earlier ticket: still mark the lease, so that its release wakes the queue

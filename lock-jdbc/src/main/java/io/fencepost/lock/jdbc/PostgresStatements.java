@@ -42,6 +42,28 @@ final class PostgresStatements {
                        WHEN l.lease_mode = 'shared' THEN excluded.acquired_at + :precedence_ms * interval '1 millisecond'
                        ELSE l.exclusive_waits_until END""";
 
+    /**
+     * Whether the statement's row {@code l} is ours; when it is, the transaction commits durably, like every grant,
+     * though it began asynchronous (an attempt that loses needs no WAL flush).
+     */
+    private static final String GRANTED = """
+            CASE WHEN l.owner_token = :owner::uuid THEN set_config('synchronous_commit', 'on', true) = 'on'
+                 ELSE false END AS granted""";
+
+    /**
+     * The opening of the acquire statements written as one CTE: the draw lock, one reading of the clock once it is
+     * ours, and the insert of our lease into {@code ins} (its conflict clause follows), asynchronous until granted.
+     */
+    private static final String DRAW_THEN_INSERT = """
+            WITH guard AS MATERIALIZED (
+                SELECT set_config('synchronous_commit', 'off', true) AS sc, {draw_lock} AS lk
+            ), t AS MATERIALIZED (
+                SELECT clock_timestamp() AS now FROM guard
+            ), ins AS (
+                INSERT INTO {table} AS l (lock_key, owner_token, holder, fencing_token, acquired_at, expires_at, contended)
+                SELECT :key, :owner::uuid, :holder, nextval('{sequence}'), t.now, t.now + :lease_ms * interval '1 millisecond', false
+                  FROM t""";
+
     /** How long the lease of row {@code l} still runs, in whole milliseconds rounded up. */
     private static final String REMAINING_MS =
             "ceil(extract(epoch FROM (l.expires_at - clock_timestamp())) * 1000)::bigint";
@@ -74,8 +96,7 @@ final class PostgresStatements {
              -- then notifies) and learn how long it still runs
              -- (a live lease of n permits also answers, so that the caller learns that it asks for 1)
              WHERE l.expires_at <= excluded.acquired_at OR :waiting OR l.lease_mode = 'permits'
-            RETURNING CASE WHEN l.owner_token = :owner::uuid THEN set_config('synchronous_commit', 'on', true) = 'on'
-                           ELSE false END AS granted,
+            RETURNING {granted},
                       l.fencing_token, l.acquired_at, l.expires_at,
                       -- behind shared leases, ask again before the precedence lapses, however long they still run
                       CASE WHEN l.lease_mode = 'shared' THEN least({remaining_ms}, :precedence_ms / 2)
@@ -312,6 +333,8 @@ final class PostgresStatements {
     /** The statements of the lock table {@code table}. */
     PostgresStatements(TableName table) {
         Map<String, String> slots = new LinkedHashMap<>();
+        slots.put("{draw_then_insert}", DRAW_THEN_INSERT);
+        slots.put("{granted}", GRANTED);
         slots.put("{draw_lock}", DRAW_LOCK);
         slots.put("{take_expired}", TAKE_EXPIRED);
         slots.put("{remaining_ms}", REMAINING_MS);

@@ -28,14 +28,7 @@ final class WaiterRelayStatements {
      * waiter does not register: their releases hand nothing over, they only wake it.
      */
     static final String ACQUIRE_OR_REGISTER = """
-            WITH guard AS MATERIALIZED (
-                SELECT set_config('synchronous_commit', 'off', true) AS sc, {draw_lock} AS lk
-            ), t AS MATERIALIZED (
-                SELECT clock_timestamp() AS now FROM guard
-            ), ins AS (
-                INSERT INTO {table} AS l (lock_key, owner_token, holder, fencing_token, acquired_at, expires_at, contended)
-                SELECT :key, :owner::uuid, :holder, nextval('{sequence}'), t.now, t.now + :lease_ms * interval '1 millisecond', false
-                  FROM t
+            {draw_then_insert}
                  WHERE NOT (:in_turn AND EXISTS (
                        SELECT 1 FROM {queue} AS q
                         WHERE q.lock_key = :key AND q.expires_at > t.now AND q.waiter <> :registration::uuid
@@ -44,8 +37,7 @@ final class WaiterRelayStatements {
                                                   9223372036854775807)))
                 ON CONFLICT (lock_key) DO UPDATE
                    SET {take_expired}
-                RETURNING CASE WHEN l.owner_token = :owner::uuid THEN set_config('synchronous_commit', 'on', true) = 'on'
-                               ELSE false END AS granted,
+                RETURNING {granted},
                           l.fencing_token, l.acquired_at, l.expires_at,
                           CASE WHEN l.lease_mode = 'shared' THEN least({remaining_ms}, :precedence_ms / 2)
                                ELSE {remaining_ms} END AS remaining_ms,
