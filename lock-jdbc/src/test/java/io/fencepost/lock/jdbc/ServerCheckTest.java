@@ -109,18 +109,14 @@ class ServerCheckTest {
     @Test
     void aConnectionLostDuringTheCheckIsTreatedAsAnUnreachableDatabaseNotAsAnUnsafeOne() {
         // The server ends the check's own session as it begins, as a failover or a cut link would.
-        DataSource terminatedOnUse = new DelegatingDataSource(db.unpooledDataSource()) {
-            @Override
-            public Connection getConnection() throws SQLException {
-                Connection connection = super.getConnection();
-                try (Statement statement = connection.createStatement();
-                        ResultSet pid = statement.executeQuery("SELECT pg_backend_pid()")) {
-                    pid.next();
-                    db.execute("SELECT pg_terminate_backend(" + pid.getInt(1) + ")");
-                }
-                return connection;
+        DataSource terminatedOnUse = withFault(connection -> {
+            try (Statement statement = connection.createStatement();
+                    ResultSet pid = statement.executeQuery("SELECT pg_backend_pid()")) {
+                pid.next();
+                db.execute("SELECT pg_terminate_backend(" + pid.getInt(1) + ")");
             }
-        };
+            return connection;
+        });
 
         new ServerCheck(terminatedOnUse, TableName.of("distributed_lock")).check();
     }
@@ -129,26 +125,34 @@ class ServerCheckTest {
     void aSessionTheServerEndsDuringTheCheckIsTreatedAsAnUnreachableDatabase() {
         // An administrator (or a fault injector) terminates the session while a check query runs: the driver reports
         // SQLState 57P01 and may still call the connection valid until it next reads from it.
-        DataSource endedDuringTheCheck = new DelegatingDataSource(db.unpooledDataSource()) {
-            @Override
-            public Connection getConnection() throws SQLException {
-                Connection real = super.getConnection();
-                return (Connection) Proxy.newProxyInstance(
-                        Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
-                            if (method.getName().equals("prepareStatement")
-                                    || method.getName().equals("createStatement")) {
-                                throw new SQLException(
-                                        "FATAL: terminating connection due to administrator command", "57P01");
-                            }
-                            try {
-                                return method.invoke(real, args);
-                            } catch (InvocationTargetException e) {
-                                throw e.getCause();
-                            }
-                        });
-            }
-        };
+        DataSource endedDuringTheCheck = withFault(real -> (Connection) Proxy.newProxyInstance(
+                Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("prepareStatement")
+                            || method.getName().equals("createStatement")) {
+                        throw new SQLException("FATAL: terminating connection due to administrator command", "57P01");
+                    }
+                    try {
+                        return method.invoke(real, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                }));
 
         new ServerCheck(endedDuringTheCheck, TableName.of("distributed_lock")).check();
+    }
+
+    /** What a fault does to a connection of the test database as it is handed out. */
+    @FunctionalInterface
+    private interface ConnectionFault {
+        Connection apply(Connection connection) throws SQLException;
+    }
+
+    private static DataSource withFault(ConnectionFault fault) {
+        return new DelegatingDataSource(db.unpooledDataSource()) {
+            @Override
+            public Connection getConnection() throws SQLException {
+                return fault.apply(super.getConnection());
+            }
+        };
     }
 }

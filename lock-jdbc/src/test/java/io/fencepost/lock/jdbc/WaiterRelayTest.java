@@ -123,35 +123,43 @@ class WaiterRelayTest {
 
     @Test
     void aRegistrationWhoseWaiterStoppedRefreshingItLapsesAndIsNeverHandedTheKey() {
-        String key = key();
-        LockManager holder = closer.add(PostgresLockManager.create(db.dataSource()));
-        LockManager other = closer.add(PostgresLockManager.create(db.dataSource()));
-        Lease first = holder.acquire(key, HOLD);
         // A waiter that registered and died: nobody refreshes its registration.
-        register(key, Duration.ofMillis(300), HOLD.leaseTime());
-        await().atMost(Duration.ofSeconds(10)).until(() -> registrations(key) == 0);
+        DeadWaiter dead = deadWaiter(Duration.ofMillis(300), HOLD.leaseTime());
+        await().atMost(Duration.ofSeconds(10)).until(() -> registrations(dead.key()) == 0);
 
-        assertThat(first.release()).isTrue();
+        assertThat(dead.holdersLease().release()).isTrue();
 
-        assertThat(other.tryAcquire(key, HOLD)).as("the key is free at once").isPresent();
+        assertThat(dead.other().tryAcquire(dead.key(), HOLD))
+                .as("the key is free at once")
+                .isPresent();
     }
 
     @Test
     void aLiveRegistrationOfADeadWaiterHoldsTheKeyForItsLeaseTimeAtMost() {
+        // Died right after it registered: the release still sees it live and hands it a one-second lease.
+        DeadWaiter dead = deadWaiter(Duration.ofMinutes(1), Duration.ofSeconds(1));
+
+        assertThat(dead.holdersLease().release()).isTrue();
+
+        LockManager other = dead.other();
+        assertThat(other.tryAcquire(dead.key(), HOLD))
+                .as("handed to the dead waiter")
+                .isEmpty();
+        assertThat(other.inspect(dead.key()).orElseThrow().holder()).isEqualTo("dead waiter");
+        Lease next = other.acquire(
+                dead.key(), HOLD.toBuilder().waitTime(Duration.ofSeconds(20)).build());
+        assertThat(next.fencingToken()).isGreaterThan(dead.holdersLease().fencingToken());
+    }
+
+    /** A key held by one client, a waiter that registered for it and died, and another client to try the key. */
+    private record DeadWaiter(String key, Lease holdersLease, LockManager other) {}
+
+    private DeadWaiter deadWaiter(Duration registrationTtl, Duration leaseTime) {
         String key = key();
         LockManager holder = closer.add(PostgresLockManager.create(db.dataSource()));
-        LockManager other = closer.add(PostgresLockManager.create(db.dataSource()));
-        Lease first = holder.acquire(key, HOLD);
-        // Died right after it registered: the release still sees it live and hands it a one-second lease.
-        register(key, Duration.ofMinutes(1), Duration.ofSeconds(1));
-
-        assertThat(first.release()).isTrue();
-
-        assertThat(other.tryAcquire(key, HOLD)).as("handed to the dead waiter").isEmpty();
-        assertThat(other.inspect(key).orElseThrow().holder()).isEqualTo("dead waiter");
-        Lease next = other.acquire(
-                key, HOLD.toBuilder().waitTime(Duration.ofSeconds(20)).build());
-        assertThat(next.fencingToken()).isGreaterThan(first.fencingToken());
+        Lease lease = holder.acquire(key, HOLD);
+        register(key, registrationTtl, leaseTime);
+        return new DeadWaiter(key, lease, closer.add(PostgresLockManager.create(db.dataSource())));
     }
 
     @Test
