@@ -7,34 +7,27 @@ import java.util.concurrent.TimeUnit;
 /**
  * Opens waits registered with the store's {@link WaiterRelay}, when the store has one: the acquirers of both modes
  * register their waiting callers through it.
+ *
+ * @param relay null when the store does not relay releases to registered waiters
+ * @param ttl how long a registration, or a fair ticket, lives unless its waiter refreshes it
  */
-final class RegisteredWaits {
+record RegisteredWaits(WaiterRelay relay, Grants grants, Releases releases, Duration ttl) {
 
-    /** Null when the store does not relay releases to registered waiters. */
-    private final WaiterRelay relay;
-
-    private final Grants grants;
-
-    private final Releases releases;
-
-    /** A registration outlives several re-checks of its waiter, which refresh it; a dead waiter's then lapses. */
-    private final Duration ttl;
-
-    RegisteredWaits(WaiterRelay relay, Grants grants, Releases releases, Duration pushFallback) {
-        this.relay = relay;
-        this.grants = grants;
-        this.releases = releases;
-        this.ttl = Duration.ofNanos(Math.max(TimeUnit.SECONDS.toNanos(10), 5 * pushFallback.toNanos()));
+    /**
+     * A registration outlives several re-checks of its waiter (at least every {@code pushFallback}), which refresh it;
+     * a dead waiter's then lapses.
+     */
+    static RegisteredWaits of(WaiterRelay relay, Grants grants, Releases releases, Duration pushFallback) {
+        return new RegisteredWaits(
+                relay,
+                grants,
+                releases,
+                Duration.ofNanos(Math.max(TimeUnit.SECONDS.toNanos(10), 5 * pushFallback.toNanos())));
     }
 
     /** Whether the store relays releases to registered waiters. */
     boolean available() {
         return relay != null;
-    }
-
-    /** How long a registration, or a fair ticket, lives unless its waiter refreshes it. */
-    Duration ttl() {
-        return ttl;
     }
 
     /**
