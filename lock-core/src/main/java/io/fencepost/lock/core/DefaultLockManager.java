@@ -62,7 +62,7 @@ public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable
         Releases releases = new Releases(store, handOver, holderName, held, lines, workers, events);
         this.grants = new Grants(held, workers, releases, renewer, events);
         AcquireLoop loop = new AcquireLoop(settings, grants, events);
-        RegisteredWaits registrations = RegisteredWaits.of(relay, grants, releases, settings.pushFallback());
+        RegisteredWaits registrations = RegisteredWaits.of(store, relay, grants, releases, settings.pushFallback());
         this.lineAcquirer = new LineAcquirer(store, holderName, lines, held, releases, grants, loop, registrations);
         this.fairAcquirer = store instanceof FairQueue queue
                 ? new FairAcquirer(store, queue, registrations, holderName, tickets, loop)

@@ -1,6 +1,7 @@
 package io.fencepost.lock.core;
 
 import io.fencepost.lock.Lease;
+import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.Registration;
@@ -19,6 +20,8 @@ import java.util.concurrent.atomic.AtomicReference;
 final class RegisteredWait {
 
     private static final System.Logger LOG = System.getLogger(RegisteredWait.class.getName());
+
+    private final LeaseStore store;
 
     private final WaiterRelay relay;
 
@@ -48,6 +51,7 @@ final class RegisteredWait {
     private boolean settled;
 
     RegisteredWait(
+            LeaseStore store,
             WaiterRelay relay,
             Grants grants,
             Releases releases,
@@ -56,6 +60,7 @@ final class RegisteredWait {
             Duration ttl,
             boolean inTurn,
             Runnable wakeUp) {
+        this.store = store;
         this.relay = relay;
         this.grants = grants;
         this.releases = releases;
@@ -78,9 +83,21 @@ final class RegisteredWait {
     }
 
     AcquireResult attempt(String holderName) {
+        AcquireRequest request = call.request(ownerToken, holderName);
         long sent = System.nanoTime();
+        if (!attempted && !registration.inTurn()) {
+            // The first attempt is a plain one: most keys are free, and taking a free key should cost no more than
+            // it does without registrations. Only a busy key is worth registering for, at once. (A waiter in turn
+            // must not take a free key past older registrations, which only the registering statement checks.)
+            AcquireResult first = store.acquire(request);
+            if (first instanceof AcquireResult.Granted) {
+                settled = true;
+                return first;
+            }
+            sent = System.nanoTime();
+        }
         attempted = true;
-        AcquireResult result = relay.acquireOrRegister(call.request(ownerToken, holderName), registration);
+        AcquireResult result = relay.acquireOrRegister(request, registration);
         if (result instanceof AcquireResult.Granted) {
             settled = true;
         } else {

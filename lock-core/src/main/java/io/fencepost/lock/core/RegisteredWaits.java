@@ -1,5 +1,6 @@
 package io.fencepost.lock.core;
 
+import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.WaiterRelay;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -11,14 +12,16 @@ import java.util.concurrent.TimeUnit;
  * @param relay null when the store does not relay releases to registered waiters
  * @param ttl how long a registration, or a fair ticket, lives unless its waiter refreshes it
  */
-record RegisteredWaits(WaiterRelay relay, Grants grants, Releases releases, Duration ttl) {
+record RegisteredWaits(LeaseStore store, WaiterRelay relay, Grants grants, Releases releases, Duration ttl) {
 
     /**
      * A registration outlives several re-checks of its waiter (at least every {@code pushFallback}), which refresh it;
      * a dead waiter's then lapses.
      */
-    static RegisteredWaits of(WaiterRelay relay, Grants grants, Releases releases, Duration pushFallback) {
+    static RegisteredWaits of(
+            LeaseStore store, WaiterRelay relay, Grants grants, Releases releases, Duration pushFallback) {
         return new RegisteredWaits(
+                store,
                 relay,
                 grants,
                 releases,
@@ -35,6 +38,6 @@ record RegisteredWaits(WaiterRelay relay, Grants grants, Releases releases, Dura
      * a release hands it the lease.
      */
     RegisteredWait open(AcquireCall call, String ownerToken, boolean inTurn, Runnable wakeUp) {
-        return new RegisteredWait(relay, grants, releases, call, ownerToken, ttl, inTurn, wakeUp);
+        return new RegisteredWait(store, relay, grants, releases, call, ownerToken, ttl, inTurn, wakeUp);
     }
 }
