@@ -12,11 +12,8 @@ import static io.fencepost.lock.benchmarks.clients.Library.SHEDLOCK;
 import static io.fencepost.lock.benchmarks.clients.Library.SPRING_INTEGRATION;
 
 import io.fencepost.lock.benchmarks.Results;
-import io.fencepost.lock.benchmarks.Series;
 import io.fencepost.lock.benchmarks.Settings;
 import io.fencepost.lock.benchmarks.clients.Library;
-import io.fencepost.lock.benchmarks.scenarios.ContendedResult;
-import java.util.Map;
 
 /** Writes the contended hand-off section: threads of two JVMs on one key, one table per thread count. */
 record ContendedSection(Settings settings, Results r, Markdown md) implements Section {
@@ -36,37 +33,7 @@ record ContendedSection(Settings settings, Results r, Markdown md) implements Se
                 + " the same thread. Overlapping critical sections (a safety check) were "
                 + (totalOverlaps() == 0 ? "never seen." : "**seen " + totalOverlaps() + " times**."));
         md.line();
-        for (Map.Entry<Integer, Series<ContendedResult>> entry : r.contended.entrySet()) {
-            Series<ContendedResult> s = entry.getValue();
-            md.line("### " + entry.getKey() + " threads");
-            md.line();
-            md.line(
-                    "| library | waits by | CS/s | hand-off to another thread p50 | to the other JVM: p50 (share) | wait"
-                            + " p50 | wait p99 | re-acquired by the releasing thread | busier JVM's share of CS | Fencepost ÷"
-                            + " this: CS/s, wait p99 |");
-            md.line("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
-            for (Library library : s.libraries()) {
-                long problems = s.of(library).stream()
-                        .mapToLong(c -> c.timeouts() + c.errors())
-                        .sum();
-                md.line("| " + Section.label(library) + " | "
-                        + waitsBy(library) + " | " + Fmt.count(s.median(library, ContendedResult::perSecond))
-                        + (problems > 0 ? " (" + problems + " timeouts/errors)" : "") + " | "
-                        + Fmt.ms(s.median(library, ContendedResult::handoffP50Ms)) + " | "
-                        + Fmt.ms(s.median(library, ContendedResult::crossJvmHandoffP50Ms)) + " ("
-                        + Fmt.pct(s.median(library, ContendedResult::crossJvmShare)) + ") | "
-                        + Fmt.ms(s.median(library, ContendedResult::waitP50Ms)) + " | "
-                        + Fmt.ms(s.median(library, ContendedResult::waitP99Ms)) + " | "
-                        + Fmt.pct(s.median(library, ContendedResult::reacquireShare)) + " | "
-                        + Fmt.pct(s.median(library, ContendedResult::busierJvmShare)) + " | "
-                        + (library == FENCEPOST
-                                ? "1"
-                                : Fmt.ratio(s.ratio(FENCEPOST, library, ContendedResult::perSecond)) + ", "
-                                        + Fmt.ratio(s.ratio(FENCEPOST, library, ContendedResult::waitP99Ms)))
-                        + " |");
-            }
-            md.line();
-        }
+        ContendedTables.write(md, r.contended, "thread", true, ContendedSection::waitsBy);
     }
 
     private static String waitsBy(Library library) {
@@ -88,9 +55,6 @@ record ContendedSection(Settings settings, Results r, Markdown md) implements Se
     }
 
     private long totalOverlaps() {
-        return r.contended.values().stream()
-                .flatMap(s -> s.libraries().stream().flatMap(l -> s.of(l).stream()))
-                .mapToLong(ContendedResult::overlaps)
-                .sum();
+        return ContendedTables.overlaps(r.contended);
     }
 }

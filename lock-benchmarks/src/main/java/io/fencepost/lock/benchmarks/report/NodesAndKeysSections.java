@@ -9,7 +9,6 @@ import io.fencepost.lock.benchmarks.Series;
 import io.fencepost.lock.benchmarks.Settings;
 import io.fencepost.lock.benchmarks.clients.Library;
 import io.fencepost.lock.benchmarks.clients.Nodes;
-import io.fencepost.lock.benchmarks.scenarios.ContendedResult;
 import io.fencepost.lock.benchmarks.scenarios.CycleResult;
 import io.fencepost.lock.benchmarks.scenarios.DistinctKeysScenario;
 import java.util.Map;
@@ -30,10 +29,7 @@ record NodesAndKeysSections(Settings settings, Results r, Markdown md) implement
         if (r.nodes.isEmpty() && r.nodesSkipped.isEmpty()) {
             return;
         }
-        long overlaps = r.nodes.values().stream()
-                .flatMap(s -> s.libraries().stream().flatMap(l -> s.of(l).stream()))
-                .mapToLong(ContendedResult::overlaps)
-                .sum();
+        long overlaps = ContendedTables.overlaps(r.nodes);
         md.line("## One node per thread, two JVMs");
         md.line();
         md.line("N nodes on one key, N/2 in each JVM. A node is a separate application instance: its own client (lock"
@@ -50,33 +46,7 @@ record NodesAndKeysSections(Settings settings, Results r, Markdown md) implement
             md.line("*" + nodes + " nodes: not measured, " + why + ".*");
             md.line();
         });
-        for (Map.Entry<Integer, Series<ContendedResult>> entry : r.nodes.entrySet()) {
-            Series<ContendedResult> s = entry.getValue();
-            md.line("### " + entry.getKey() + " nodes");
-            md.line();
-            md.line(
-                    "| library | waits by | CS/s | hand-off to another node p50 | wait p50 | wait p99 | re-acquired by the"
-                            + " releasing node | Fencepost ÷ this: CS/s, wait p99 |");
-            md.line("| --- | --- | --- | --- | --- | --- | --- | --- |");
-            for (Library library : s.libraries()) {
-                long problems = s.of(library).stream()
-                        .mapToLong(c -> c.timeouts() + c.errors())
-                        .sum();
-                md.line("| " + Section.label(library) + " | " + waitsBy(library) + " | "
-                        + Fmt.count(s.median(library, ContendedResult::perSecond))
-                        + (problems > 0 ? " (" + problems + " timeouts/errors)" : "") + " | "
-                        + Fmt.ms(s.median(library, ContendedResult::handoffP50Ms)) + " | "
-                        + Fmt.ms(s.median(library, ContendedResult::waitP50Ms)) + " | "
-                        + Fmt.ms(s.median(library, ContendedResult::waitP99Ms)) + " | "
-                        + Fmt.pct(s.median(library, ContendedResult::reacquireShare)) + " | "
-                        + (library == FENCEPOST
-                                ? "1"
-                                : Fmt.ratio(s.ratio(FENCEPOST, library, ContendedResult::perSecond)) + ", "
-                                        + Fmt.ratio(s.ratio(FENCEPOST, library, ContendedResult::waitP99Ms)))
-                        + " |");
-            }
-            md.line();
-        }
+        ContendedTables.write(md, r.nodes, "node", false, NodesAndKeysSections::waitsBy);
     }
 
     private static String poolSizes() {
