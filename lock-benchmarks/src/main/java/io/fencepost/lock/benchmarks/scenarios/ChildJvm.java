@@ -1,11 +1,14 @@
 package io.fencepost.lock.benchmarks.scenarios;
 
+import io.fencepost.lock.benchmarks.clients.Library;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +16,15 @@ import java.util.concurrent.TimeUnit;
 
 /** The first JVM's handle on the second one: starts it with the same class path and JVM options, and talks to it. */
 final class ChildJvm implements AutoCloseable {
+
+    /** How far ahead both JVMs are told to start, so that every thread is parked at the line when it opens. */
+    private static final long START_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(400);
+
+    /** This JVM's half of a two-JVM round: its threads, as JVM 1, from {@code startAt} on. */
+    @FunctionalInterface
+    interface OurHalf {
+        ContendedWorker.Outcome run(long startAt) throws Exception;
+    }
 
     /** The arguments {@link io.fencepost.lock.benchmarks.ChildMain} expects, for this run. */
     static List<String> arguments(io.fencepost.lock.benchmarks.Settings settings) {
@@ -69,6 +81,49 @@ final class ChildJvm implements AutoCloseable {
             return reply.substring(word.length()).trim();
         }
         throw new IOException("second JVM exited (status " + waitFor() + ") where " + word + " was expected");
+    }
+
+    /**
+     * One round of {@code total} threads on {@code key}, half in each JVM, all starting at the same instant: the second
+     * JVM runs its half as JVM 2 (with {@code onNodes}, one thread per node it opened with {@code NODES}; otherwise
+     * threads of its one client of {@code library}) while {@code ours} runs this JVM's. Returns both halves' critical
+     * sections merged.
+     */
+    ContendedResult contend(
+            Library library, String key, int total, long windowNanos, long csNanos, boolean onNodes, OurHalf ours)
+            throws Exception {
+        int half = total / 2;
+        Path file = Files.createTempFile("fencepost-bench-", ".events");
+        try {
+            long startAt = System.nanoTime() + START_DELAY_NANOS;
+            List<String> command = new ArrayList<>(List.of(
+                    "RUN",
+                    library.id(),
+                    key,
+                    String.valueOf(half),
+                    "2",
+                    String.valueOf(startAt),
+                    String.valueOf(windowNanos),
+                    String.valueOf(csNanos),
+                    file.toString()));
+            if (onNodes) {
+                command.add("nodes");
+            }
+            send(String.join(" ", command));
+            ContendedWorker.Outcome mine = ours.run(startAt);
+            expect("DONE");
+            ContendedWorker.Outcome theirs;
+            try (InputStream in = Files.newInputStream(file)) {
+                theirs = ContendedWorker.Outcome.read(in);
+            }
+            List<ContendedWorker.Event> events = new ArrayList<>(mine.events());
+            events.addAll(theirs.events());
+            List<Long> timedOut = new ArrayList<>(mine.timedOutWaits());
+            timedOut.addAll(theirs.timedOutWaits());
+            return ContendedResult.of(total, events, timedOut, startAt, windowNanos, mine.errors() + theirs.errors());
+        } finally {
+            Files.deleteIfExists(file);
+        }
     }
 
     /**

@@ -4,14 +4,9 @@ import io.fencepost.lock.benchmarks.Harness;
 import io.fencepost.lock.benchmarks.Series;
 import io.fencepost.lock.benchmarks.Settings;
 import io.fencepost.lock.benchmarks.clients.Library;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Threads on one key across two JVMs (this one and a second process it starts), half in each: critical sections per
@@ -19,9 +14,6 @@ import java.util.concurrent.TimeUnit;
  * straight back.
  */
 public final class ContendedScenario {
-
-    /** How far ahead both JVMs are told to start, so that every thread is parked at the line when it opens. */
-    private static final long START_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(400);
 
     private final Harness harness;
 
@@ -48,11 +40,7 @@ public final class ContendedScenario {
                 Library.SPRING_INTEGRATION,
                 Library.REDISSON,
                 Library.ADVISORY);
-        try (ChildJvm child = new ChildJvm(List.of(
-                settings.jdbcUrl(settings.database()),
-                settings.pgUser(),
-                settings.redisHost(),
-                String.valueOf(settings.redisPort())))) {
+        try (ChildJvm child = new ChildJvm(ChildJvm.arguments(settings))) {
             clockCheckNanos = child.checkClock();
             harness.log("second JVM up; its System.nanoTime() agrees with ours (checked within "
                     + clockCheckNanos / 1000 + " µs)");
@@ -80,35 +68,13 @@ public final class ContendedScenario {
         String key = "bench:" + library.id() + ":contended";
         long window = settings.contendedWindow().toNanos();
         long cs = settings.criticalSection().toNanos();
-        int half = threads / 2;
-        Path file = Files.createTempFile("fencepost-bench-", ".events");
-        try {
-            long startAt = System.nanoTime() + START_DELAY_NANOS;
-            child.send(String.join(
-                    " ",
-                    "RUN",
-                    library.id(),
-                    key,
-                    String.valueOf(half),
-                    "2",
-                    String.valueOf(startAt),
-                    String.valueOf(window),
-                    String.valueOf(cs),
-                    file.toString()));
-            ContendedWorker.Outcome ours =
-                    ContendedWorker.run(harness.client(library), key, half, 1, startAt, window, cs);
-            child.expect("DONE");
-            ContendedWorker.Outcome theirs;
-            try (InputStream in = Files.newInputStream(file)) {
-                theirs = ContendedWorker.Outcome.read(in);
-            }
-            List<ContendedWorker.Event> events = new ArrayList<>(ours.events());
-            events.addAll(theirs.events());
-            List<Long> timedOut = new ArrayList<>(ours.timedOutWaits());
-            timedOut.addAll(theirs.timedOutWaits());
-            return ContendedResult.of(threads, events, timedOut, startAt, window, ours.errors() + theirs.errors());
-        } finally {
-            Files.deleteIfExists(file);
-        }
+        return child.contend(
+                library,
+                key,
+                threads,
+                window,
+                cs,
+                false,
+                startAt -> ContendedWorker.run(harness.client(library), key, threads / 2, 1, startAt, window, cs));
     }
 }

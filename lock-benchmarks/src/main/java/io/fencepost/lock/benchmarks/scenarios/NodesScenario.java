@@ -6,17 +6,12 @@ import io.fencepost.lock.benchmarks.Series;
 import io.fencepost.lock.benchmarks.Settings;
 import io.fencepost.lock.benchmarks.clients.Library;
 import io.fencepost.lock.benchmarks.clients.Nodes;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Nodes on one key, as production contenders usually are: each node a separate application instance (its own client
@@ -25,9 +20,6 @@ import java.util.concurrent.TimeUnit;
  * goes from one client to another.
  */
 public final class NodesScenario {
-
-    /** How far ahead both JVMs are told to start, so that every node's thread is parked at the line when it opens. */
-    private static final long START_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(400);
 
     /** Per node count, either its measurements or why it was not measured. */
     public record Outcome(Map<Integer, Series<ContendedResult>> byNodes, Map<Integer, String> skipped) {}
@@ -92,7 +84,6 @@ public final class NodesScenario {
         long window = settings.nodesWindow().toNanos();
         long cs = settings.criticalSection().toNanos();
         int half = nodes / 2;
-        Path file = Files.createTempFile("fencepost-bench-", ".events");
         child.send("NODES " + library.id() + " " + half);
         try (Nodes ours = Nodes.open(
                 library,
@@ -103,34 +94,17 @@ public final class NodesScenario {
                 settings.redisPort(),
                 Harness.POOL_NAME + "-node")) {
             child.expect("NODES");
-            long startAt = System.nanoTime() + START_DELAY_NANOS;
-            child.send(String.join(
-                    " ",
-                    "RUN",
-                    library.id(),
+            return child.contend(
+                    library,
                     key,
-                    String.valueOf(half),
-                    "2",
-                    String.valueOf(startAt),
-                    String.valueOf(window),
-                    String.valueOf(cs),
-                    file.toString(),
-                    "nodes"));
-            ContendedWorker.Outcome mine = ContendedWorker.run(ours.clients(), key, 1, startAt, window, cs);
-            child.expect("DONE");
-            ContendedWorker.Outcome theirs;
-            try (InputStream in = Files.newInputStream(file)) {
-                theirs = ContendedWorker.Outcome.read(in);
-            }
-            List<ContendedWorker.Event> events = new ArrayList<>(mine.events());
-            events.addAll(theirs.events());
-            List<Long> timedOut = new ArrayList<>(mine.timedOutWaits());
-            timedOut.addAll(theirs.timedOutWaits());
-            return ContendedResult.of(nodes, events, timedOut, startAt, window, mine.errors() + theirs.errors());
+                    nodes,
+                    window,
+                    cs,
+                    true,
+                    startAt -> ContendedWorker.run(ours.clients(), key, 1, startAt, window, cs));
         } finally {
             child.send("NODES " + library.id() + " 0");
             child.expect("NODES");
-            Files.deleteIfExists(file);
         }
     }
 
