@@ -60,19 +60,23 @@ final class LineAcquirer {
         boolean takesHandOver =
                 call.waits() && releases.handsOver() && call.options().mode() == LeaseMode.EXCLUSIVE;
         WaiterLine.Waiter me = line.join(takesHandOver ? call : null);
+        Optional<Lease> lease = Optional.empty();
         try {
             if (!line.awaitTurn(me, call.remainingNanos())) {
                 // The wait ran out in line; a lease may still have been handed to us just now.
-                Optional<Lease> handed = handedOver(call, line, me);
-                return handed.isPresent() ? handed : loop.notAcquired(call);
+                lease = handedOver(call, line, me);
+                return lease.isPresent() ? lease : loop.notAcquired(call);
             }
             // Our turn, or a lease handed to us while in line: the loop takes that first.
-            return attemptUntilDeadline(call, line, me);
+            lease = attemptUntilDeadline(call, line, me);
+            return lease;
         } catch (InterruptedException e) {
             return loop.interrupted(call);
         } finally {
-            if (line.leave(me).isPresent()) {
-                // Handed to us as we gave up (interrupted, or failed): nobody will use it, so free the key at once.
+            // Handed to us as we gave up (interrupted, or failed): nobody will use it, so free the key at once. Not
+            // when we hold a lease: a registered waiter's attempts carry the token a local hand-over gives it, so a
+            // hand-over that completed while our attempt was on its way is the very grant that attempt returned.
+            if (line.leave(me).isPresent() && lease.isEmpty()) {
                 releases.releaseUnclaimed(key, me.ownerToken);
             }
             lines.leave(key);

@@ -391,7 +391,10 @@ final class HistoryAnalyzer {
                             key,
                             "the live lease of token " + grant.token + " (until "
                                     + grant.expiry() + ") was deleted or handed over at " + grant.deletedAt
-                                    + ", before its holder asked to release it");
+                                    + ", before its holder asked to release it (holder " + grant.client.process()
+                                    + "/" + grant.client.thread() + ", " + grant.client.behaviour() + ", release "
+                                    + grant.client.releaseOutcome() + " asked at " + grant.client.releaseAskedAt()
+                                    + ", lost: " + grant.client.lostReason() + ")");
                 }
             }
         }
