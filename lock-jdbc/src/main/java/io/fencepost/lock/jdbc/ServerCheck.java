@@ -5,6 +5,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientException;
 import java.sql.Statement;
 import java.util.Locale;
 import java.util.Optional;
@@ -125,6 +127,10 @@ final class ServerCheck {
 
     /** Whether {@code failure} came from a connection that broke (SQLState class 08, or closed under us). */
     private static boolean connectionLost(Connection connection, SQLException failure) {
+        if (failure instanceof SQLTransientException || failure instanceof SQLRecoverableException) {
+            // A pool that had no second connection for the check in time, a timeout: nothing the server said.
+            return true;
+        }
         String state = failure.getSQLState();
         // 08: connection exceptions; 57P: the server ended the session (shutdown, crash, termination by an operator),
         // which the driver may report before it notices the connection is gone.

@@ -10,7 +10,9 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -139,6 +141,23 @@ class ServerCheckTest {
                 }));
 
         new ServerCheck(endedDuringTheCheck, TableName.of("distributed_lock")).check();
+    }
+
+    @Test
+    void aPoolWithoutASecondConnectionForTheCheckIsTreatedAsAnUnreachableDatabase() {
+        // The check takes a second connection to compare sessions; a busy pool times out on it, as Hikari reports.
+        AtomicInteger handedOut = new AtomicInteger();
+        DataSource busyPool = withFault(connection -> {
+            if (handedOut.incrementAndGet() > 1) {
+                connection.close();
+                throw new SQLTransientConnectionException("pool - Connection is not available, request timed out");
+            }
+            return connection;
+        });
+
+        new ServerCheck(busyPool, TableName.of("distributed_lock")).check();
+
+        assertThat(handedOut).hasValueGreaterThan(1);
     }
 
     /** What a fault does to a connection of the test database as it is handed out. */
