@@ -97,7 +97,7 @@ public record Settings(
                                       some scenarios merges their sections into the existing report and
                                       leaves the others as they are (and the chart, unless uncontended and
                                       contended both ran)
-              --libraries=a,b         any of select-1, raw, raw-async, fencepost, fencepost-fair,
+              --libraries=a,b         any of select-1, raw, raw-async, raw-insert, fencepost, fencepost-fair,
                                       fencepost-store, shedlock, spring-integration, redisson, advisory,
                                       fencepost-shared, fencepost-permits, redisson-read,
                                       redisson-expirable-semaphore, redisson-semaphore

@@ -23,6 +23,12 @@ public enum Library {
             () -> "same, release with synchronous_commit=off",
             c -> new RawSqlClient(c, true),
             true),
+    RAW_INSERT(
+            "raw-insert",
+            "bare `INSERT … ON CONFLICT DO NOTHING`",
+            () -> "INSERT … ON CONFLICT DO NOTHING + DELETE, no lease or fencing token",
+            RawSqlClient::bareInsert,
+            true),
     FENCEPOST(
             "fencepost",
             "Fencepost",
@@ -160,10 +166,11 @@ public enum Library {
 
     /**
      * A variant measured only where it changes something: fair mode in the contended scenario, shared leases and
-     * permits in their own scenarios (and their cycles in the counting one).
+     * permits in their own scenarios (and their cycles in the counting one), the bare insert as the floor of a losing
+     * attempt.
      */
     public boolean isVariant() {
-        return this == FENCEPOST_FAIR || !isExclusive();
+        return this == FENCEPOST_FAIR || this == RAW_INSERT || !isExclusive();
     }
 
     /** Whether one holder excludes every other (false for shared leases and permits). */

@@ -50,7 +50,7 @@ record ContendedSection(Settings settings, Results r, Markdown md) implements Se
             case FENCEPOST_FAIR -> "as Fencepost, plus a ticket queue shared by all clients";
             case FENCEPOST_SHARED, FENCEPOST_PERMITS, REDISSON_READ, REDISSON_PERMITS, REDISSON_SEMAPHORE ->
                 Fmt.NONE; // not in this scenario
-            case SELECT_ONE, FENCEPOST_STORE -> Fmt.NONE;
+            case SELECT_ONE, FENCEPOST_STORE, RAW_INSERT -> Fmt.NONE;
         };
     }
 

@@ -150,7 +150,9 @@ public final class Report {
         md.line("- **Ratios and differences** between two libraries are the median of the per-round ratios (or"
                 + " differences), i.e. always of two measurements taken seconds apart, in the same run.");
         md.line("- **Every library as documented.** Raw SQL: `INSERT … ON CONFLICT DO UPDATE … WHERE expired RETURNING"
-                + " nextval` and `DELETE`, each its own autocommit transaction. Fencepost: `PostgresLockManager"
+                + " nextval` and `DELETE`, each its own autocommit transaction; the bare insert (losing attempts"
+                + " only) is `INSERT … ON CONFLICT (lock_key) DO NOTHING` into a table of its own, the update count"
+                + " telling whether it won. Fencepost: `PostgresLockManager"
                 + ".builder(dataSource).build()`, defaults (renewal on). ShedLock: `JdbcTemplateLockProvider` with"
                 + " `usingDbTime()`, `LockProvider.lock(...)`; it never waits, so the harness retries every 5 ms when it"
                 + " must wait. Spring Integration: `DefaultLockRepository` + `JdbcLockRegistry`, defaults (TTL 10 s,"

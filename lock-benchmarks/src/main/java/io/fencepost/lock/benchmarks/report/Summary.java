@@ -2,6 +2,7 @@ package io.fencepost.lock.benchmarks.report;
 
 import static io.fencepost.lock.benchmarks.clients.Library.FENCEPOST;
 import static io.fencepost.lock.benchmarks.clients.Library.RAW;
+import static io.fencepost.lock.benchmarks.clients.Library.RAW_INSERT;
 import static io.fencepost.lock.benchmarks.clients.Library.REDISSON;
 import static io.fencepost.lock.benchmarks.clients.Library.SHEDLOCK;
 import static io.fencepost.lock.benchmarks.clients.Library.SPRING_INTEGRATION;
@@ -121,10 +122,14 @@ record Summary(Settings settings, Results r, Markdown md, MissEvidence evidence)
                     ""));
         });
         if (r.losing != null) {
-            double ratio = r.losing.ratio(FENCEPOST, RAW, CycleResult::perSecond);
+            double ratio = r.losing.ratio(FENCEPOST, RAW_INSERT, CycleResult::perSecond);
             if (!Double.isNaN(ratio)) {
-                targets.add(
-                        atLeast("losing `tryAcquire` ≥ 0.9× raw", Fmt.ratio(ratio), ratio, 0.9, evidence.losingWhy()));
+                targets.add(atLeast(
+                        "losing `tryAcquire` ≥ 0.9× a bare INSERT ... ON CONFLICT DO NOTHING",
+                        Fmt.ratio(ratio),
+                        ratio,
+                        0.9,
+                        evidence.losingWhy()));
             }
         }
         Measured.counted(r, FENCEPOST).ifPresent(c -> {

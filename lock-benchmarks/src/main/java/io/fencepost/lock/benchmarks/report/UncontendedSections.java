@@ -87,7 +87,9 @@ record UncontendedSections(Settings settings, Results r, Markdown md) implements
         md.line();
         md.line(
                 "The key is held by another client (another manager, registry, connection or Redisson client, on its own"
-                        + " thread); one thread makes single attempts as fast as it can, each of which must fail.");
+                        + " thread); one thread makes single attempts as fast as it can, each of which must fail. The"
+                        + " bare `INSERT … ON CONFLICT DO NOTHING` row is the floor: one autocommit statement into a"
+                        + " table of its own, no lease, no fencing token.");
         md.line();
         cycleTable("Attempts on a held key", r.losing, false);
     }

@@ -30,6 +30,7 @@ public final class LosingScenario {
                         LockClient holder = holders.computeIfAbsent(library, l -> l.open(harness.context()));
                         return measure(library, holder);
                     },
+                    Library.RAW_INSERT,
                     Library.RAW,
                     Library.FENCEPOST,
                     Library.FENCEPOST_STORE,
