@@ -77,6 +77,11 @@ final class LeaseRowMapper {
         }
     }
 
+    /** A release statement's row, if it returned one: whether the lease it deleted was still live. */
+    static Optional<Boolean> releasedIfRow(ResultSet rows) throws SQLException {
+        return rows.next() ? Optional.of(rows.getBoolean("was_live")) : Optional.empty();
+    }
+
     /** The release statement's row, if any: whether the lease it deleted was still live. */
     static boolean releasedLive(ResultSet rows) throws SQLException {
         return rows.next() && rows.getBoolean("was_live");

@@ -197,12 +197,13 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Fair
                     LeaseRowMapper::releasedLive);
         }
         if (!request.keepsMinimumHold()) {
-            return runner.run(
-                    action,
-                    secrets,
-                    statements.release,
-                    Map.of("key", key, "owner", owner),
-                    LeaseRowMapper::releasedLive);
+            // Most releases have nobody waiting: one plain delete. A lease marked as waited for takes the statement
+            // that hands it to a registered waiter or wakes the waiters (a second round trip, only then).
+            Map<String, Object> parameters = Map.of("key", key, "owner", owner);
+            Optional<Boolean> uncontended = runner.run(
+                    action, secrets, statements.releaseUncontended, parameters, LeaseRowMapper::releasedIfRow);
+            return uncontended.orElseGet(
+                    () -> runner.run(action, secrets, statements.release, parameters, LeaseRowMapper::releasedLive));
         }
         return runner.run(
                 action,

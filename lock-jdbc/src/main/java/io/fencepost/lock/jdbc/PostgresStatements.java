@@ -149,6 +149,19 @@ final class PostgresStatements {
             """;
 
     /**
+     * The release of a lease nobody waits for, which is most of them: deletes our row unless it is marked as waited
+     * for, and tells whether it was still live; committed asynchronously (see {@link #RELEASE}). No row back means the
+     * lease was not ours any more, or someone waits (a mark that arrives while we wait for the row is seen, since the
+     * condition is checked again on the row's latest version): {@link #RELEASE} then decides.
+     */
+    static final String RELEASE_UNCONTENDED = """
+            DELETE FROM {table} AS l
+             USING (SELECT set_config('synchronous_commit', 'off', true)) AS g
+             WHERE l.lock_key = :key AND l.owner_token = :owner::uuid AND NOT l.contended
+            RETURNING l.expires_at > clock_timestamp() AS was_live
+            """;
+
+    /**
      * Ends our lease, expired or not, and tells whether it was still live. When someone waits (the row is marked) and a
      * live registration waits for the key, the lease goes to the oldest registration in this statement: its owner
      * token, holder and lease time, a fresh lease from now and a new fencing token, drawn under the draw lock, which
@@ -310,6 +323,8 @@ final class PostgresStatements {
 
     final NamedStatement releaseShared;
 
+    final NamedStatement releaseUncontended;
+
     final NamedStatement release;
 
     final NamedStatement releaseKeepingMinHold;
@@ -353,6 +368,7 @@ final class PostgresStatements {
         this.acquireShared = resolve(SharedLeaseStatements.ACQUIRE_SHARED, slots);
         this.renewShared = resolve(SharedLeaseStatements.RENEW_SHARED, slots);
         this.releaseShared = resolve(SharedLeaseStatements.RELEASE_SHARED, slots);
+        this.releaseUncontended = resolve(RELEASE_UNCONTENDED, slots);
         this.release = resolve(RELEASE, slots);
         this.releaseKeepingMinHold = resolve(RELEASE_KEEPING_MIN_HOLD, slots);
         this.forceRelease = resolve(FORCE_RELEASE, slots);
