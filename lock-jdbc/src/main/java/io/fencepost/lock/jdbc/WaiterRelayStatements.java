@@ -73,7 +73,7 @@ final class WaiterRelayStatements {
     /**
      * Ends a registration, and tells whether the key was handed to it meanwhile. The lease row is read with a lock
      * after the registration is gone, so that a release that was handing the key over as we withdrew has committed and
-     * is seen, whatever this statement's snapshot.
+     * its version of the row is the one judged, whatever this statement's snapshot.
      */
     static final String WITHDRAW = """
             WITH gone AS (
@@ -84,11 +84,15 @@ final class WaiterRelayStatements {
             ), done AS MATERIALIZED (
                 SELECT count(*) AS withdrawn FROM gone
             )
-            SELECT count(h.lock_key) > 0 AS handed
+            SELECT coalesce(bool_or(h.ours), false) AS handed
               FROM done AS d
               LEFT JOIN LATERAL (
-                  SELECT l.lock_key FROM {table} AS l
-                   WHERE l.lock_key = :key AND l.owner_token = :owner::uuid AND d.withdrawn >= 0
+                  -- locked by its key alone: a row that a release changed after this statement's snapshot is then
+                  -- read in its latest version, and whether it is ours is judged on that version (a condition on the
+                  -- owner here would be judged on the snapshot's version, which a release handing it to us just
+                  -- now does not match)
+                  SELECT l.owner_token = :owner::uuid AS ours FROM {table} AS l
+                   WHERE l.lock_key = :key AND d.withdrawn >= 0
                      FOR KEY SHARE OF l
               ) AS h ON true
             """;

@@ -14,10 +14,12 @@ import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
 import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.Registration;
+import io.fencepost.lock.spi.ReleaseRequest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -160,6 +162,64 @@ class WaiterRelayTest {
         Lease lease = holder.acquire(key, HOLD);
         register(key, registrationTtl, leaseTime);
         return new DeadWaiter(key, lease, closer.add(PostgresLockManager.create(db.dataSource())));
+    }
+
+    @Test
+    void aWaiterThatWithdrawsWhileAReleaseHandsItTheKeyLearnsThatItHoldsIt() throws Exception {
+        // A trigger parks the relayed release once it has locked the registration and drawn the token, before its
+        // update of the lease row commits.
+        db.execute("""
+                CREATE OR REPLACE FUNCTION relay_test_gate() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF NEW.holder = 'parked waiter' THEN
+                        PERFORM pg_advisory_xact_lock(4244);
+                    END IF;
+                    RETURN NEW;
+                END $$;
+                DROP TRIGGER IF EXISTS relay_test_gate ON distributed_lock;
+                CREATE TRIGGER relay_test_gate BEFORE UPDATE ON distributed_lock
+                    FOR EACH ROW EXECUTE FUNCTION relay_test_gate();
+                """);
+        String key = key();
+        PostgresLeaseStore store =
+                closer.add(new PostgresLeaseStore(db.dataSource(), "distributed_lock", Duration.ofSeconds(30)));
+        String holder = UUID.randomUUID().toString();
+        assertThat(store.acquire(new AcquireRequest(key, holder, "holder", HOLD.leaseTime(), false)))
+                .isInstanceOf(AcquireResult.Granted.class);
+        String waiter = UUID.randomUUID().toString();
+        Registration registration = new Registration(key, UUID.randomUUID().toString(), Duration.ofMinutes(1), false);
+        assertThat(store.acquireOrRegister(
+                        new AcquireRequest(key, waiter, "parked waiter", HOLD.leaseTime(), true), registration))
+                .isInstanceOf(AcquireResult.Busy.class);
+
+        CompletableFuture<Boolean> released;
+        CompletableFuture<Boolean> withdrawn;
+        try (Connection gate = db.adminDataSource().getConnection();
+                Statement statement = gate.createStatement()) {
+            statement.execute("SELECT pg_advisory_lock(4244)");
+            released = CompletableFuture.supplyAsync(() -> store.release(ReleaseRequest.now(key, holder)));
+            await().atMost(Duration.ofSeconds(10)).until(() -> waitingOnLocks() == 1);
+            withdrawn = CompletableFuture.supplyAsync(() -> store.withdraw(registration, waiter));
+            await().atMost(Duration.ofSeconds(10)).until(() -> waitingOnLocks() == 2);
+        }
+
+        assertThat(released.get(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(withdrawn.get(30, TimeUnit.SECONDS))
+                .as("the key was handed to the registration while it withdrew")
+                .isTrue();
+        assertThat(store.inspect(key).orElseThrow().holder()).isEqualTo("parked waiter");
+    }
+
+    private static int waitingOnLocks() throws SQLException {
+        try (Connection connection = db.dataSource().getConnection();
+                Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("""
+                        SELECT count(*) FROM pg_stat_activity
+                         WHERE datname = current_database() AND wait_event_type = 'Lock'
+                        """)) {
+            rows.next();
+            return rows.getInt(1);
+        }
     }
 
     @Test
