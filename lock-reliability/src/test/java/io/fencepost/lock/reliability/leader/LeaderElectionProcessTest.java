@@ -128,8 +128,12 @@ class LeaderElectionProcessTest {
                 CREATE OR REPLACE FUNCTION leader_audit() RETURNS trigger AS $$
                 BEGIN
                     IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND OLD.fencing_token <> NEW.fencing_token) THEN
+                        -- a release that hands the lease to a registered candidate ends the term in the statement
+                        -- that starts the next one: it ends when the next begins, by that statement's clock
                         INSERT INTO leader_audit (op, lock_key, token, at)
-                        VALUES ('end', OLD.lock_key, OLD.fencing_token, clock_timestamp());
+                        VALUES ('end', OLD.lock_key, OLD.fencing_token,
+                                CASE WHEN TG_OP = 'UPDATE' AND OLD.expires_at > NEW.acquired_at
+                                     THEN NEW.acquired_at ELSE clock_timestamp() END);
                     END IF;
                     IF TG_OP = 'DELETE' THEN
                         RETURN OLD;
