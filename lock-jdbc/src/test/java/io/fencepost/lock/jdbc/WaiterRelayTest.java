@@ -25,7 +25,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -43,6 +46,14 @@ class WaiterRelayTest {
 
     @RegisterExtension
     final CloseAfterEach closer = new CloseAfterEach();
+
+    /** A thread per blocking call: the common pool may have a single thread on a small machine. */
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void stopThreads() {
+        threads.shutdownNow();
+    }
 
     private static final LockOptions HOLD = LockOptions.of(Duration.ofMinutes(5));
 
@@ -75,7 +86,7 @@ class WaiterRelayTest {
         b.acquire(key(), HOLD).release(); // the schema check and the pool are not the subject
 
         Lease first = a.acquire(key, HOLD);
-        CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> b.acquire(key, WAIT));
+        CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> b.acquire(key, WAIT), threads);
         await().atMost(Duration.ofSeconds(10)).until(() -> registrations(key) == 1);
         counting.reset();
 
@@ -104,11 +115,13 @@ class WaiterRelayTest {
         List<CompletableFuture<Long>> waiters = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             LockManager client = patientClient(db.dataSource());
-            waiters.add(CompletableFuture.supplyAsync(() -> {
-                try (Lease lease = client.acquire(key, WAIT)) {
-                    return lease.fencingToken();
-                }
-            }));
+            waiters.add(CompletableFuture.supplyAsync(
+                    () -> {
+                        try (Lease lease = client.acquire(key, WAIT)) {
+                            return lease.fencingToken();
+                        }
+                    },
+                    threads));
             int registered = i + 1;
             await().atMost(Duration.ofSeconds(10)).until(() -> registrations(key) == registered);
         }
@@ -197,9 +210,9 @@ class WaiterRelayTest {
         try (Connection gate = db.adminDataSource().getConnection();
                 Statement statement = gate.createStatement()) {
             statement.execute("SELECT pg_advisory_lock(4244)");
-            released = CompletableFuture.supplyAsync(() -> store.release(ReleaseRequest.now(key, holder)));
+            released = CompletableFuture.supplyAsync(() -> store.release(ReleaseRequest.now(key, holder)), threads);
             await().atMost(Duration.ofSeconds(10)).until(() -> waitingOnLocks() == 1);
-            withdrawn = CompletableFuture.supplyAsync(() -> store.withdraw(registration, waiter));
+            withdrawn = CompletableFuture.supplyAsync(() -> store.withdraw(registration, waiter), threads);
             await().atMost(Duration.ofSeconds(10)).until(() -> waitingOnLocks() == 2);
         }
 
@@ -228,7 +241,7 @@ class WaiterRelayTest {
         LockManager a = closer.add(PostgresLockManager.create(db.dataSource()));
         PostgresLockManager b = patientClient(db.dataSource());
         Lease first = a.acquire(key, HOLD);
-        CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> b.acquire(key, WAIT));
+        CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> b.acquire(key, WAIT), threads);
         await().atMost(Duration.ofSeconds(10)).until(() -> registrations(key) == 1);
         String registration = registrationId(key);
 
