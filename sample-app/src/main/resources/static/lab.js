@@ -6,6 +6,7 @@
   const LEDGER_POLL_MS = 2000;
   const MAX_EVENTS = 120;
   const MAX_PINNED = 40;
+  const GRANT_ROWS = 14; // the grants the lab keeps (LabLog)
   const PINNED_KINDS = ['rejected', 'violation'];
 
   let lastSeq = 0;
@@ -161,10 +162,15 @@
     setText('fence-note', note);
   }
 
+  // As many rows as the lab keeps grants, empty ones too: the table has its full height from the start.
   function renderGrants(grants) {
-    $('grants-body').replaceChildren(...grants.map((g) => el('tr', { 'data-outcome': g.outcome },
+    const rows = grants.slice(0, GRANT_ROWS).map((g) => el('tr', { 'data-outcome': g.outcome },
       el('td', {}, g.fencingToken), el('td', {}, g.worker),
-      el('td', {}, el('span', { class: 'badge ' + g.outcome }, g.outcome)))));
+      el('td', {}, el('span', { class: 'badge ' + g.outcome }, g.outcome))));
+    while (rows.length < GRANT_ROWS) {
+      rows.push(el('tr', { class: 'empty' }, el('td', {}, '\u00a0'), el('td', {}, ''), el('td', {}, '')));
+    }
+    $('grants-body').replaceChildren(...rows);
   }
 
   function appendEvents(events) {

@@ -2,7 +2,12 @@ package io.fencepost.sample.lab;
 
 import java.util.concurrent.atomic.AtomicLong;
 
-/** What happened in the lab since the last reset: counted by the workers, shown on the page. */
+/**
+ * What happened in the lab since the last reset: counted by the workers, shown on the page.
+ *
+ * <p>A count goes up after its event is in the {@link LabLog}, and the page's state reads the counts before the
+ * events: a page that shows a count also shows the event behind it.
+ */
 final class LabCounters {
 
     final AtomicLong grants = new AtomicLong();
@@ -16,6 +21,9 @@ final class LabCounters {
     final AtomicLong storeErrors = new AtomicLong();
 
     final AtomicLong leasesLost = new AtomicLong();
+
+    /** Grants to attempts that began while the store was cut off: an outage must leave this at zero. */
+    final AtomicLong grantsWhileStoreDown = new AtomicLong();
 
     LabState.Counters view() {
         return new LabState.Counters(
@@ -34,5 +42,6 @@ final class LabCounters {
         violations.set(0);
         storeErrors.set(0);
         leasesLost.set(0);
+        grantsWhileStoreDown.set(0);
     }
 }

@@ -99,9 +99,9 @@ final class LabExperiment {
 
     void granted(String worker, long token) {
         highestGranted.accumulateAndGet(token, Math::max);
-        counters.grants.incrementAndGet();
         log.grant(token, worker);
         log.event(worker, "grant", worker + " is granted the lock with fencing token " + token);
+        counters.grants.incrementAndGet();
     }
 
     /** Zeroes the counter and the statistics. The fence stays: tokens only ever grow. */

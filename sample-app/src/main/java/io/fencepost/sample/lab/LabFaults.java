@@ -68,6 +68,7 @@ final class LabFaults {
             return;
         }
         LabState.Counters before = counters.view();
+        long grantsBefore = counters.grantsWhileStoreDown.get();
         // Through the application's pool: the lock pool's own connections are the ones being cut.
         Integer terminated = jdbc.sql(TERMINATE_SQL)
                 .param("application", clients.applicationName())
@@ -83,7 +84,8 @@ final class LabFaults {
         timer.schedule(
                 () -> {
                     // Counted before the store is back, so that nothing granted afterwards is blamed on the outage.
-                    String outcome = outcome(before, counters.view());
+                    String outcome =
+                            outcome(before, counters.view(), counters.grantsWhileStoreDown.get() - grantsBefore);
                     storeDown.set(false);
                     log.event(null, "store-up", "lock store reachable again; while it was down: " + outcome);
                 },
@@ -91,11 +93,15 @@ final class LabFaults {
                 TimeUnit.MILLISECONDS);
     }
 
-    /** What the outage did: acquires failed closed, and (the point) no grant and so no violation. */
-    private static String outcome(LabState.Counters before, LabState.Counters after) {
+    /**
+     * What the outage did: acquires failed closed, and (the point) no grant and so no violation. The grants are those
+     * of attempts that began during the outage: one that the store made just before it reaches its worker a moment
+     * later, and is no grant of the outage.
+     */
+    private static String outcome(LabState.Counters before, LabState.Counters after, long grantsDuring) {
         // A reset during the outage zeroes the counters: count from zero then.
         long failed = after.storeErrors() - Math.min(before.storeErrors(), after.storeErrors());
-        long grants = after.grants() - Math.min(before.grants(), after.grants());
+        long grants = Math.max(0, grantsDuring);
         long violations = after.violations() - Math.min(before.violations(), after.violations());
         return failed + " acquire(s) failed closed, " + grants + " grant(s), " + violations + " violation(s)";
     }

@@ -100,11 +100,12 @@ final class LabWorker implements Runnable {
     /** One attempt, and the work if it got the key; false when the store failed (the state then says so). */
     private boolean cycle() throws InterruptedException {
         set("waiting", null, "wants " + experiment.key());
+        // Read before the attempt: a grant that the store made before an outage began may reach this thread after.
+        boolean storeDownBefore = link.storeDown();
         Optional<Lease> acquired;
         try {
             acquired = locks.tryAcquire(experiment.key(), experiment.lockOptions());
         } catch (LockStoreException e) {
-            experiment.counters().storeErrors.incrementAndGet();
             if (!storeFailing) {
                 storeFailing = true;
                 experiment
@@ -115,6 +116,7 @@ final class LabWorker implements Runnable {
                                 name + " cannot acquire: the lock store is unreachable, so acquire"
                                         + " fails closed (LockStoreException); retrying");
             }
+            experiment.counters().storeErrors.incrementAndGet();
             set("store-error", null, "acquire failed closed");
             sleep(Duration.ofMillis(400));
             return false;
@@ -122,6 +124,9 @@ final class LabWorker implements Runnable {
         storeFailing = false;
         if (acquired.isEmpty()) {
             return true;
+        }
+        if (storeDownBefore) {
+            experiment.counters().grantsWhileStoreDown.incrementAndGet();
         }
         try (Lease lease = acquired.get()) {
             hold(lease);
@@ -137,10 +142,10 @@ final class LabWorker implements Runnable {
         long fencingToken = lease.fencingToken();
         experiment.granted(name, fencingToken);
         lease.onLost(e -> {
-            experiment.counters().leasesLost.incrementAndGet();
             experiment
                     .log()
                     .event(name, "lost", name + "'s lease (token " + fencingToken + ") is lost: " + e.getMessage());
+            experiment.counters().leasesLost.incrementAndGet();
         });
         if (experiment.fencing() == LabFencing.TRANSACTION) {
             holdInTransaction(lease);
@@ -212,7 +217,6 @@ final class LabWorker implements Runnable {
         long highest = experiment.highestGranted();
         if (overwritten > 0 && fencingToken < highest) {
             // Accepted from a holder whose lease was superseded, over a newer holder's work: two holders at once.
-            experiment.counters().violations.incrementAndGet();
             experiment.log().outcome(fencingToken, name, "violation");
             experiment
                     .log()
@@ -223,6 +227,7 @@ final class LabWorker implements Runnable {
                                     + " with stale token " + fencingToken + " (token " + highest
                                     + " was granted since): " + overwritten
                                     + " newer update(s) overwritten");
+            experiment.counters().violations.incrementAndGet();
         } else {
             experiment.log().outcome(fencingToken, name, "accepted");
             experiment
@@ -247,9 +252,9 @@ final class LabWorker implements Runnable {
 
     /** A write that did not happen: counted, and logged as this worker's outcome with {@code message}. */
     private void rejected(long fencingToken, String message) {
-        experiment.counters().writesRejected.incrementAndGet();
         experiment.log().outcome(fencingToken, name, "rejected");
         experiment.log().event(name, "rejected", message);
+        experiment.counters().writesRejected.incrementAndGet();
     }
 
     /** Works for the work time; if a pause is asked for meanwhile, this worker is the holder and freezes. */

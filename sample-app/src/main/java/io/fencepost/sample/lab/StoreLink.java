@@ -27,10 +27,15 @@ final class StoreLink extends DelegatingDataSource {
         frozenUntilNanos = nanoTime;
     }
 
+    /** Whether the store is cut off now: no new connection is handed out. */
+    boolean storeDown() {
+        return storeDown.getAsBoolean();
+    }
+
     @Override
     public Connection getConnection() throws SQLException {
         awaitThaw();
-        if (storeDown.getAsBoolean()) {
+        if (storeDown()) {
             throw new SQLException("lock store unreachable (the lab's simulated outage)", "08001");
         }
         return super.getConnection();
