@@ -4,6 +4,7 @@ import io.fencepost.lock.Lease;
 import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.LeaseStore;
+import io.fencepost.lock.spi.RecentKeys;
 import io.fencepost.lock.spi.Registration;
 import io.fencepost.lock.spi.WaiterRelay;
 import java.lang.System.Logger.Level;
@@ -28,6 +29,8 @@ final class RegisteredWait {
     private final Grants grants;
 
     private final Releases releases;
+
+    private final RecentKeys busyKeys;
 
     private final AcquireCall call;
 
@@ -55,6 +58,7 @@ final class RegisteredWait {
             WaiterRelay relay,
             Grants grants,
             Releases releases,
+            RecentKeys busyKeys,
             AcquireCall call,
             String ownerToken,
             Duration ttl,
@@ -64,6 +68,7 @@ final class RegisteredWait {
         this.relay = relay;
         this.grants = grants;
         this.releases = releases;
+        this.busyKeys = busyKeys;
         this.call = call;
         this.registration = new Registration(call.key(), UUID.randomUUID().toString(), ttl, inTurn);
         this.ownerToken = ownerToken;
@@ -85,10 +90,11 @@ final class RegisteredWait {
     AcquireResult attempt(String holderName) {
         AcquireRequest request = call.request(ownerToken, holderName);
         long sent = System.nanoTime();
-        if (!attempted && !registration.inTurn()) {
+        if (!attempted && !registration.inTurn() && !busyKeys.contains(call.key())) {
             // The first attempt is a plain one: most keys are free, and taking a free key should cost no more than
-            // it does without registrations. Only a busy key is worth registering for, at once. (A waiter in turn
-            // must not take a free key past older registrations, which only the registering statement checks.)
+            // it does without registrations. Only a busy key is worth registering for, at once; so is a key that
+            // this manager's waits found busy a moment ago. (A waiter in turn must not take a free key past older
+            // registrations, which only the registering statement checks.)
             AcquireResult first = store.acquire(request);
             if (first instanceof AcquireResult.Granted) {
                 settled = true;
@@ -102,6 +108,7 @@ final class RegisteredWait {
             settled = true;
         } else {
             busySentNanos = sent;
+            busyKeys.mark(call.key());
         }
         return result;
     }

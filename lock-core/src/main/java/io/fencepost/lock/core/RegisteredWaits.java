@@ -1,6 +1,7 @@
 package io.fencepost.lock.core;
 
 import io.fencepost.lock.spi.LeaseStore;
+import io.fencepost.lock.spi.RecentKeys;
 import io.fencepost.lock.spi.WaiterRelay;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -11,8 +12,16 @@ import java.util.concurrent.TimeUnit;
  *
  * @param relay null when the store does not relay releases to registered waiters
  * @param ttl how long a registration, or a fair ticket, lives unless its waiter refreshes it
+ * @param busyKeys keys that a registered wait of this manager recently found busy: a new wait for one registers with
+ *     its first attempt instead of first trying a plain one, which would most likely find the key busy too
  */
-record RegisteredWaits(LeaseStore store, WaiterRelay relay, Grants grants, Releases releases, Duration ttl) {
+record RegisteredWaits(
+        LeaseStore store, WaiterRelay relay, Grants grants, Releases releases, Duration ttl, RecentKeys busyKeys) {
+
+    /** Long enough to span the hand-offs of a busy key, short enough that a key back to quiet soon costs one statement. */
+    static final Duration BUSY_WINDOW = Duration.ofSeconds(1);
+
+    private static final int MAX_BUSY_KEYS = 4096;
 
     /**
      * A registration outlives several re-checks of its waiter (at least every {@code pushFallback}), which refresh it;
@@ -25,7 +34,8 @@ record RegisteredWaits(LeaseStore store, WaiterRelay relay, Grants grants, Relea
                 relay,
                 grants,
                 releases,
-                Duration.ofNanos(Math.max(TimeUnit.SECONDS.toNanos(10), 5 * pushFallback.toNanos())));
+                Duration.ofNanos(Math.max(TimeUnit.SECONDS.toNanos(10), 5 * pushFallback.toNanos())),
+                new RecentKeys(BUSY_WINDOW, MAX_BUSY_KEYS));
     }
 
     /** Whether the store relays releases to registered waiters. */
@@ -38,6 +48,6 @@ record RegisteredWaits(LeaseStore store, WaiterRelay relay, Grants grants, Relea
      * a release hands it the lease.
      */
     RegisteredWait open(AcquireCall call, String ownerToken, boolean inTurn, Runnable wakeUp) {
-        return new RegisteredWait(store, relay, grants, releases, call, ownerToken, ttl, inTurn, wakeUp);
+        return new RegisteredWait(store, relay, grants, releases, busyKeys, call, ownerToken, ttl, inTurn, wakeUp);
     }
 }

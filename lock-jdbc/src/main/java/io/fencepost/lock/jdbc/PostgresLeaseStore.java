@@ -10,6 +10,7 @@ import io.fencepost.lock.spi.HandOverRequest;
 import io.fencepost.lock.spi.LeaseHandOver;
 import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.QueueTicket;
+import io.fencepost.lock.spi.RecentKeys;
 import io.fencepost.lock.spi.Registration;
 import io.fencepost.lock.spi.ReleaseRequest;
 import io.fencepost.lock.spi.RenewRequest;
@@ -43,6 +44,11 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Fair
     /** {@link StoreLimits#EXCLUSIVE_PRECEDENCE}, as the statements bind it. */
     private static final long PRECEDENCE_MS = StoreLimits.EXCLUSIVE_PRECEDENCE.toMillis();
 
+    /** Long enough to span the hand-offs of a busy key, short enough that a key back to quiet soon costs one statement. */
+    private static final Duration WAITED_FOR_WINDOW = Duration.ofSeconds(1);
+
+    private static final int MAX_WAITED_FOR_KEYS = 4096;
+
     private final TableName tableName;
 
     private final StatementRunner runner;
@@ -54,6 +60,9 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Fair
     private final NotificationListener listener;
 
     private final PostgresWaiterRelay relay;
+
+    /** Keys whose release found the lease waited for a moment ago; see {@link #release}. */
+    private final RecentKeys waitedForKeys = new RecentKeys(WAITED_FOR_WINDOW, MAX_WAITED_FOR_KEYS);
 
     /**
      * A store on {@code tableName}, which must already exist (see {@link SchemaInitializer}).
@@ -198,12 +207,18 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Fair
         }
         if (!request.keepsMinimumHold()) {
             // Most releases have nobody waiting: one plain delete. A lease marked as waited for takes the statement
-            // that hands it to a registered waiter or wakes the waiters (a second round trip, only then).
+            // that hands it to a registered waiter or wakes the waiters: a second round trip, which a key released
+            // that way a moment ago skips by taking that statement first (it frees an unmarked lease as well).
             Map<String, Object> parameters = Map.of("key", key, "owner", owner);
-            Optional<Boolean> uncontended = runner.run(
-                    action, secrets, statements.releaseUncontended, parameters, LeaseRowMapper::releasedIfRow);
-            return uncontended.orElseGet(
-                    () -> runner.run(action, secrets, statements.release, parameters, LeaseRowMapper::releasedLive));
+            if (!waitedForKeys.contains(key)) {
+                Optional<Boolean> uncontended = runner.run(
+                        action, secrets, statements.releaseUncontended, parameters, LeaseRowMapper::releasedIfRow);
+                if (uncontended.isPresent()) {
+                    return uncontended.get();
+                }
+                waitedForKeys.mark(key);
+            }
+            return runner.run(action, secrets, statements.release, parameters, LeaseRowMapper::releasedLive);
         }
         return runner.run(
                 action,

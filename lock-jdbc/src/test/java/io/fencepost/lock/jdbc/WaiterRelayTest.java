@@ -108,6 +108,51 @@ class WaiterRelayTest {
     }
 
     @Test
+    void onAKeyPassedBackAndForthAReleaseAndAWaitTakeOneStatementEach() throws Exception {
+        String key = key();
+        CountingDataSource countingA = new CountingDataSource(physical());
+        CountingDataSource countingB = new CountingDataSource(physical());
+        PostgresLockManager a = patientClient(pool(countingA, 2));
+        PostgresLockManager b = patientClient(pool(countingB, 2));
+        a.acquire(key(), HOLD).release(); // the schema check and the pools are not the subject
+        b.acquire(key(), HOLD).release();
+
+        // One round each way: the clients see the key waited for.
+        Lease aHolds = a.acquire(key, HOLD);
+        Lease bHolds = handOver(aHolds, b, key);
+        aHolds = handOver(bHolds, a, key);
+
+        countingB.reset();
+        CompletableFuture<Lease> bWaits = CompletableFuture.supplyAsync(() -> b.acquire(key, WAIT), threads);
+        await().atMost(Duration.ofSeconds(10)).until(() -> registrations(key) == 1);
+        assertThat(statementsOf(countingB))
+                .as("statements of a wait for a key that this client found busy a moment ago, up to its registration")
+                .hasSize(1);
+        countingA.reset();
+        assertThat(aHolds.release()).isTrue();
+        assertThat(statementsOf(countingA))
+                .as("statements of a release of a key that was waited for at its last release")
+                .hasSize(1);
+        Lease handed = bWaits.get(30, TimeUnit.SECONDS);
+        assertThat(handed.fencingToken()).isGreaterThan(aHolds.fencingToken());
+        assertThat(handed.release()).isTrue();
+    }
+
+    /** {@code holding}'s lease, released while {@code next} waits for the key: the lease handed to {@code next}. */
+    private Lease handOver(Lease holding, LockManager next, String key) throws Exception {
+        CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(() -> next.acquire(key, WAIT), threads);
+        await().atMost(Duration.ofSeconds(10)).until(() -> registrations(key) == 1);
+        assertThat(holding.release()).isTrue();
+        return waiting.get(30, TimeUnit.SECONDS);
+    }
+
+    private static List<String> statementsOf(CountingDataSource counting) {
+        return counting.executedSql().stream()
+                .filter(sql -> !sql.startsWith("LISTEN") && !sql.equals("SELECT 1"))
+                .toList();
+    }
+
+    @Test
     void waitersOfSeveralClientsAreHandedTheKeyInTheOrderTheyRegistered() throws Exception {
         String key = key();
         LockManager holder = closer.add(PostgresLockManager.create(db.dataSource()));
