@@ -9,6 +9,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -217,7 +218,15 @@ final class NotificationListener implements AutoCloseable {
 
     private void listen(Connection connection) throws SQLException {
         connection.setAutoCommit(true);
-        PGConnection pg = connection.unwrap(PGConnection.class);
+        Optional<PromptNotifications.Undo> prompt = PromptNotifications.apply(connection);
+        try {
+            listen(connection, connection.unwrap(PGConnection.class));
+        } finally {
+            prompt.ifPresent(PromptNotifications.Undo::run);
+        }
+    }
+
+    private void listen(Connection connection, PGConnection pg) throws SQLException {
         try (Statement statement = connection.createStatement()) {
             statement.setQueryTimeout(Math.max(1, networkTimeoutMillis / 1000));
             statement.execute("LISTEN \"" + channel + "\"");
