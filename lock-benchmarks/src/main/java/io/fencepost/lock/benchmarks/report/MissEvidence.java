@@ -286,7 +286,7 @@ final class MissEvidence {
                     + " sets the tail.");
         }
         if (s.has(FENCEPOST_FAIR)) {
-            why.append(" Fair mode (a ticket queue shared by all clients) gives ")
+            why.append(" Fair mode (every waiter registered and served in arrival order) gives ")
                     .append(Fmt.count(s.median(FENCEPOST_FAIR, ContendedResult::perSecond)))
                     .append(" CS/s, wait p99 ")
                     .append(Fmt.ms(s.median(FENCEPOST_FAIR, ContendedResult::waitP99Ms)))

@@ -63,7 +63,7 @@ record NodesAndKeysSections(Settings settings, Results r, Markdown md) implement
                 Measured.pushHandOff()
                         ? "woken by NOTIFY (every waiter is in another client)"
                         : "polls, 5–100 ms backoff";
-            case FENCEPOST_FAIR -> "as Fencepost, plus a ticket queue shared by all clients";
+            case FENCEPOST_FAIR -> "as Fencepost, every waiter registered and served in arrival order";
             case SHEDLOCK -> "harness polls every 5 ms (ShedLock never waits)";
             case SPRING_INTEGRATION -> "polls every 100 ms";
             case REDISSON -> "pub/sub wake-up";
