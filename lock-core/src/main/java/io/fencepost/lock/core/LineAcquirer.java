@@ -128,8 +128,10 @@ final class LineAcquirer {
                             return RELEASE_IN_FLIGHT_NANOS;
                         }
                     }
-                    // Just freed for waiters in other processes: give them the first try.
-                    long courtesy = waits ? line.courtesyLeftNanos() : 0;
+                    // Just freed for waiters in other processes: give them the first try. Not for a registered
+                    // waiter: that release handed the key to the oldest registration if there was one, so holding
+                    // back could only leave a key free that no registration was there to take.
+                    long courtesy = waits && registered == null ? line.courtesyLeftNanos() : 0;
                     return courtesy > 0 ? courtesy : AcquireLoop.CALL_STORE;
                 }
 

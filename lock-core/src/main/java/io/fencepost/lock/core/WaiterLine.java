@@ -23,8 +23,10 @@ final class WaiterLine {
     static final int MAX_LOCAL_STREAK = 3;
 
     /**
-     * After freeing a key for waiters elsewhere, how long the local head of the line holds back before trying again:
-     * long enough for a remote waiter to be woken by the store's notification and send its acquire. The remote
+     * After freeing a key for waiters elsewhere, how long the local head of the line holds back before trying again,
+     * when it is not registered with the store (a registered head does not hold back: the release handed the key to the
+     * oldest registration, if any, in its own statement): long enough for a remote waiter to be woken by the store's
+     * notification and send its acquire. The remote
      * process then keeps the key for a time slice of about this length, since its hand-overs do not count as
      * contended until our waiter has asked again: a longer hold-back raises throughput (fewer slow cross-process
      * hand-offs) and lengthens the other process's waits. docs/benchmarks.md compares the values tried.

@@ -271,14 +271,14 @@ final class MissEvidence {
                 .append(": the rate sets the body of the distribution, and the rate is bounded by one durable commit"
                         + " (a WAL flush) per grant.");
         if (Measured.pushHandOff()) {
-            why.append(" A waiter in the other JVM marks the lease as waited for; the key then changes hands locally at"
-                            + " most three times in a row before a release frees it, notifies (LISTEN/NOTIFY) and lets"
-                            + " the local line hold back for 10 ms, so the remote waiter gets it with its own acquire"
-                            + " statement and keeps it for a similar slice: ")
+            why.append(" The head of the other JVM's line registers as a waiter and marks the lease as waited for; the"
+                            + " key then changes hands locally at most three times in a row before a release hands it"
+                            + " to the oldest registration in the same statement and tells that JVM (LISTEN/NOTIFY),"
+                            + " which keeps it for a similar slice: ")
                     .append(Fmt.pct(crossShare))
-                    .append(" of hand-offs crossed JVMs, each slower than a local one (notification, wake-up, a"
-                            + " statement), and the time a thread of one JVM spends behind the other JVM's stretch"
-                            + " sets the tail.");
+                    .append(" of hand-offs crossed JVMs, each slower than a local one (the release statement also"
+                            + " notifies, then a wake-up in the other process), and the time a thread of one JVM"
+                            + " spends behind the other JVM's stretch sets the tail.");
         } else {
             why.append(" Within one JVM a release wakes the local waiter at once, but a waiter in the other JVM only"
                     + " learns of a release at its next poll (backoff 5–100 ms; this version has no push hand-off),"
