@@ -18,11 +18,6 @@ import java.util.concurrent.TimeUnit;
 record RegisteredWaits(
         LeaseStore store, WaiterRelay relay, Grants grants, Releases releases, Duration ttl, RecentKeys busyKeys) {
 
-    /** Long enough to span the hand-offs of a busy key, short enough that a key back to quiet soon costs one statement. */
-    static final Duration BUSY_WINDOW = Duration.ofSeconds(1);
-
-    private static final int MAX_BUSY_KEYS = 4096;
-
     /**
      * A registration outlives several re-checks of its waiter (at least every {@code pushFallback}), which refresh it;
      * a dead waiter's then lapses.
@@ -35,7 +30,7 @@ record RegisteredWaits(
                 grants,
                 releases,
                 Duration.ofNanos(Math.max(TimeUnit.SECONDS.toNanos(10), 5 * pushFallback.toNanos())),
-                new RecentKeys(BUSY_WINDOW, MAX_BUSY_KEYS));
+                RecentKeys.ofLastSecond());
     }
 
     /** Whether the store relays releases to registered waiters. */

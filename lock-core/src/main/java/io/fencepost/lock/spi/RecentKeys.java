@@ -31,6 +31,15 @@ public final class RecentKeys {
         this.maxKeys = maxKeys;
     }
 
+    /**
+     * Keys marked within the last second, room for 4096: what both sides of a hand-off use (the store's releases, the
+     * engine's waits). A second spans the hand-offs of a busy key, and a key back to quiet soon costs one statement
+     * again.
+     */
+    public static RecentKeys ofLastSecond() {
+        return new RecentKeys(Duration.ofSeconds(1), 4096);
+    }
+
     /** Marks {@code key} as of now. */
     public void mark(String key) {
         if (marks.size() >= maxKeys && !marks.containsKey(key)) {

@@ -44,11 +44,6 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Fair
     /** {@link StoreLimits#EXCLUSIVE_PRECEDENCE}, as the statements bind it. */
     private static final long PRECEDENCE_MS = StoreLimits.EXCLUSIVE_PRECEDENCE.toMillis();
 
-    /** Long enough to span the hand-offs of a busy key, short enough that a key back to quiet soon costs one statement. */
-    private static final Duration WAITED_FOR_WINDOW = Duration.ofSeconds(1);
-
-    private static final int MAX_WAITED_FOR_KEYS = 4096;
-
     private final TableName tableName;
 
     private final StatementRunner runner;
@@ -62,7 +57,7 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Fair
     private final PostgresWaiterRelay relay;
 
     /** Keys whose release found the lease waited for a moment ago; see {@link #release}. */
-    private final RecentKeys waitedForKeys = new RecentKeys(WAITED_FOR_WINDOW, MAX_WAITED_FOR_KEYS);
+    private final RecentKeys waitedForKeys = RecentKeys.ofLastSecond();
 
     /**
      * A store on {@code tableName}, which must already exist (see {@link SchemaInitializer}).

@@ -23,7 +23,8 @@ final class WaiterRelayStatements {
      * A waiting exclusive attempt that registers: as {@link PostgresStatements#ACQUIRE} for a waiter (takes a free or expired key, else
      * marks the lease as waited for), and, unless granted, registers the waiter in the queue table with what it would
      * be granted, or refreshes its registration. A grant removes the registration; a key already handed to our owner
-     * token is returned as granted. Lapsed registrations of the key are cleared. A registration in turn (fair mode)
+     * token is returned as granted, also to a waiter in turn behind an older registration, and never registers it
+     * again. Lapsed registrations of the key are cleared. A registration in turn (fair mode)
      * takes even a free key only when no older live registration waits for it. Behind shared leases or permits the
      * waiter does not register: their releases hand nothing over, they only wake it.
      */
@@ -54,6 +55,10 @@ final class WaiterRelayStatements {
                   FROM t
                  WHERE NOT EXISTS (SELECT 1 FROM ins WHERE granted OR lease_mode <> 'exclusive')
                    AND NOT EXISTS (SELECT 1 FROM {queue} AS q WHERE q.lock_key = :key AND q.waiter = :registration::uuid)
+                   -- a release handed us the key already (its message is on its way): never queue again behind it,
+                   -- or a later release would hand the key to a registration whose wait has ended
+                   AND NOT EXISTS (SELECT 1 FROM {table} AS o
+                                    WHERE o.lock_key = :key AND o.owner_token = :owner::uuid AND o.expires_at > t.now)
             ), refreshed AS (
                 UPDATE {queue} AS q SET expires_at = t.now + :ttl_ms * interval '1 millisecond'
                   FROM t
@@ -66,8 +71,12 @@ final class WaiterRelayStatements {
             )
             SELECT granted, fencing_token, acquired_at, expires_at, remaining_ms, lease_mode, permits FROM ins
             UNION ALL
-            SELECT false, NULL, NULL, NULL, {remaining_ms}, l.lease_mode, l.permits
-              FROM {table} AS l WHERE l.lock_key = :key AND NOT EXISTS (SELECT 1 FROM ins)
+            -- in turn behind an older registration: busy, unless a release already handed the key to us
+            SELECT o.ours, CASE WHEN o.ours THEN l.fencing_token END, CASE WHEN o.ours THEN l.acquired_at END,
+                   CASE WHEN o.ours THEN l.expires_at END, {remaining_ms}, l.lease_mode, l.permits
+              FROM {table} AS l
+             CROSS JOIN LATERAL (SELECT l.owner_token = :owner::uuid AND l.expires_at > clock_timestamp() AS ours) AS o
+             WHERE l.lock_key = :key AND NOT EXISTS (SELECT 1 FROM ins)
             """;
 
     /**

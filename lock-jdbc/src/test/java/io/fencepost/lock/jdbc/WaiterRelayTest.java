@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.fencepost.lock.Lease;
+import io.fencepost.lock.LeaseInfo;
 import io.fencepost.lock.LockManager;
 import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.jdbc.test.CloseAfterEach;
@@ -266,6 +267,45 @@ class WaiterRelayTest {
                 .as("the key was handed to the registration while it withdrew")
                 .isTrue();
         assertThat(store.inspect(key).orElseThrow().holder()).isEqualTo("parked waiter");
+    }
+
+    @Test
+    void aFairWaiterThatAsksAgainAfterBeingHandedTheKeyHoldsItAndDoesNotQueueAgain() throws Exception {
+        String key = key();
+        PostgresLeaseStore store =
+                closer.add(new PostgresLeaseStore(db.dataSource(), "distributed_lock", Duration.ofSeconds(30)));
+        String holder = UUID.randomUUID().toString();
+        assertThat(store.acquire(new AcquireRequest(key, holder, "holder", HOLD.leaseTime(), false)))
+                .isInstanceOf(AcquireResult.Granted.class);
+        AcquireRequest first = new AcquireRequest(key, UUID.randomUUID().toString(), "first", HOLD.leaseTime(), true);
+        Registration firstInLine = new Registration(key, UUID.randomUUID().toString(), Duration.ofMinutes(1), true);
+        assertThat(store.acquireOrRegister(first, firstInLine)).isInstanceOf(AcquireResult.Busy.class);
+        AcquireRequest second = new AcquireRequest(key, UUID.randomUUID().toString(), "second", HOLD.leaseTime(), true);
+        Registration secondInLine = new Registration(key, UUID.randomUUID().toString(), Duration.ofMinutes(1), true);
+        assertThat(store.acquireOrRegister(second, secondInLine)).isInstanceOf(AcquireResult.Busy.class);
+
+        assertThat(store.release(ReleaseRequest.now(key, holder))).isTrue();
+        LeaseInfo handed = store.inspect(key).orElseThrow();
+        assertThat(handed.holder()).isEqualTo("first");
+
+        // The first waiter asks again before the release's message reached it (a re-check, or a wake-up for the key).
+        // Its registration is gone and the second one's is older than none, so its attempt in turn takes nothing;
+        // but the key is its own.
+        AcquireResult again = store.acquireOrRegister(first, firstInLine);
+        assertThat(again).isInstanceOf(AcquireResult.Granted.class);
+        assertThat(((AcquireResult.Granted) again).fencingToken()).isEqualTo(handed.fencingToken());
+        assertThat(registrations(key))
+                .as("only the second waiter's registration")
+                .isEqualTo(1);
+
+        assertThat(store.release(ReleaseRequest.now(key, first.ownerToken()))).isTrue();
+        assertThat(store.inspect(key).orElseThrow().holder())
+                .as("the next release serves the second waiter")
+                .isEqualTo("second");
+        assertThat(store.release(ReleaseRequest.now(key, second.ownerToken()))).isTrue();
+        assertThat(store.inspect(key))
+                .as("and the one after it frees the key: no registration of the first's ended wait is left to serve")
+                .isEmpty();
     }
 
     private static int waitingOnLocks() throws SQLException {
