@@ -42,6 +42,14 @@ final class AcquireLoop {
         AcquireResult attempt(String ownerToken);
 
         /**
+         * The earliest moment (nanoTime) a lease that the attempt sent at {@code sentNanos} returned can have started:
+         * that moment, unless the attempt may return a lease handed to the caller before it was sent.
+         */
+        default long grantedNoEarlierThan(long sentNanos) {
+            return sentNanos;
+        }
+
+        /**
          * Whether a release will wake the caller after an attempt that found the key busy and learnt for how long:
          * then the caller re-checks only at the push fallback; otherwise it polls with backoff.
          */
@@ -95,7 +103,7 @@ final class AcquireLoop {
                     result = AcquireResult.Busy.unknown();
                 }
                 if (result instanceof AcquireResult.Granted granted) {
-                    return Optional.of(grants.granted(call, ownerToken, granted, sent));
+                    return Optional.of(grants.granted(call, ownerToken, granted, attempts.grantedNoEarlierThan(sent)));
                 }
                 knownBusyNanos = ((AcquireResult.Busy) result)
                         .remaining()

@@ -157,6 +157,11 @@ final class FairAcquirer {
                 }
 
                 @Override
+                public long grantedNoEarlierThan(long sentNanos) {
+                    return registered.grantedNoEarlierThan(sentNanos);
+                }
+
+                @Override
                 public boolean promisesWakeUp() {
                     return subscription.delivers() && registered.delivers();
                 }

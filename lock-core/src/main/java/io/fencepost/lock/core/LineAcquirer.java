@@ -148,6 +148,11 @@ final class LineAcquirer {
                 }
 
                 @Override
+                public long grantedNoEarlierThan(long sentNanos) {
+                    return registered != null ? registered.grantedNoEarlierThan(sentNanos) : sentNanos;
+                }
+
+                @Override
                 public boolean promisesWakeUp() {
                     return subscription.delivers() && (registered == null || registered.delivers());
                 }

@@ -48,6 +48,9 @@ final class RegisteredWait {
      */
     private long busySentNanos;
 
+    /** Whether an attempt found the key busy, so that {@link #busySentNanos} is set. */
+    private boolean foundBusy;
+
     private boolean attempted;
 
     /** The store removed the registration itself: an attempt was granted, or a release handed us the lease. */
@@ -108,9 +111,20 @@ final class RegisteredWait {
             settled = true;
         } else {
             busySentNanos = sent;
+            foundBusy = true;
             busyKeys.mark(call.key());
         }
         return result;
+    }
+
+    /**
+     * The earliest moment a lease returned by an attempt sent at {@code sentNanos} can have started. Once an attempt
+     * found the key busy, a release may hand the lease to this registration before a later attempt, which then finds
+     * the key already ours: such a lease started after that busy attempt read the key, not necessarily after the
+     * later one was sent. Counting it from the later one would let the holder believe in its lease after it ended.
+     */
+    long grantedNoEarlierThan(long sentNanos) {
+        return foundBusy ? Math.min(sentNanos, busySentNanos) : sentNanos;
     }
 
     /**
