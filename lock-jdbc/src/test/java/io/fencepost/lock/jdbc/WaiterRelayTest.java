@@ -240,11 +240,8 @@ class WaiterRelayTest {
                     FOR EACH ROW EXECUTE FUNCTION relay_test_gate();
                 """);
         String key = key();
-        PostgresLeaseStore store =
-                closer.add(new PostgresLeaseStore(db.dataSource(), "distributed_lock", Duration.ofSeconds(30)));
         String holder = UUID.randomUUID().toString();
-        assertThat(store.acquire(new AcquireRequest(key, holder, "holder", HOLD.leaseTime(), false)))
-                .isInstanceOf(AcquireResult.Granted.class);
+        PostgresLeaseStore store = storeWithKeyHeld(key, holder);
         String waiter = UUID.randomUUID().toString();
         Registration registration = new Registration(key, UUID.randomUUID().toString(), Duration.ofMinutes(1), false);
         assertThat(store.acquireOrRegister(
@@ -272,11 +269,8 @@ class WaiterRelayTest {
     @Test
     void aFairWaiterThatAsksAgainAfterBeingHandedTheKeyHoldsItAndDoesNotQueueAgain() throws Exception {
         String key = key();
-        PostgresLeaseStore store =
-                closer.add(new PostgresLeaseStore(db.dataSource(), "distributed_lock", Duration.ofSeconds(30)));
         String holder = UUID.randomUUID().toString();
-        assertThat(store.acquire(new AcquireRequest(key, holder, "holder", HOLD.leaseTime(), false)))
-                .isInstanceOf(AcquireResult.Granted.class);
+        PostgresLeaseStore store = storeWithKeyHeld(key, holder);
         AcquireRequest first = new AcquireRequest(key, UUID.randomUUID().toString(), "first", HOLD.leaseTime(), true);
         Registration firstInLine = new Registration(key, UUID.randomUUID().toString(), Duration.ofMinutes(1), true);
         assertThat(store.acquireOrRegister(first, firstInLine)).isInstanceOf(AcquireResult.Busy.class);
@@ -306,6 +300,15 @@ class WaiterRelayTest {
         assertThat(store.inspect(key))
                 .as("and the one after it frees the key: no registration of the first's ended wait is left to serve")
                 .isEmpty();
+    }
+
+    /** A store of its own, on which {@code holder} holds {@code key}. */
+    private PostgresLeaseStore storeWithKeyHeld(String key, String holder) {
+        PostgresLeaseStore store =
+                closer.add(new PostgresLeaseStore(db.dataSource(), "distributed_lock", Duration.ofSeconds(30)));
+        assertThat(store.acquire(new AcquireRequest(key, holder, "holder", HOLD.leaseTime(), false)))
+                .isInstanceOf(AcquireResult.Granted.class);
+        return store;
     }
 
     private static int waitingOnLocks() throws SQLException {
