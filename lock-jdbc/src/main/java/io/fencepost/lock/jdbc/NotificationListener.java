@@ -218,11 +218,11 @@ final class NotificationListener implements AutoCloseable {
 
     private void listen(Connection connection) throws SQLException {
         connection.setAutoCommit(true);
-        Optional<PromptNotifications.Undo> prompt = PromptNotifications.apply(connection);
+        Optional<Runnable> undo = PromptNotifications.apply(connection);
         try {
             listen(connection, connection.unwrap(PGConnection.class));
         } finally {
-            prompt.ifPresent(PromptNotifications.Undo::run);
+            undo.ifPresent(Runnable::run);
         }
     }
 

@@ -36,19 +36,13 @@ final class PromptNotifications {
 
     private static final AtomicBoolean REPORTED = new AtomicBoolean();
 
-    /** Puts the connection's driver state back as it was. */
-    @FunctionalInterface
-    interface Undo {
-        void run();
-    }
-
     private PromptNotifications() {}
 
     /**
-     * Makes {@code connection}'s driver return notifications without waiting for more; empty when this driver cannot
-     * (then nothing was changed).
+     * Makes {@code connection}'s driver return notifications without waiting for more; returns what puts the driver's
+     * state back as it was, or empty when this driver cannot (then nothing was changed).
      */
-    static Optional<Undo> apply(Connection connection) {
+    static Optional<Runnable> apply(Connection connection) {
         try {
             PGConnection pg = connection.unwrap(PGConnection.class);
             Object executor = pg.getClass().getMethod("getQueryExecutor").invoke(pg);

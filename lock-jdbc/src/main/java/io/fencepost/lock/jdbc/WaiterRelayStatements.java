@@ -43,6 +43,13 @@ final class WaiterRelayStatements {
                           CASE WHEN l.lease_mode = 'shared' THEN least({remaining_ms}, :precedence_ms / 2)
                                ELSE {remaining_ms} END AS remaining_ms,
                           l.lease_mode, l.permits
+            ), ours AS MATERIALIZED (
+                -- whether a release handed us the key already (its message is on its way), by the statement's one
+                -- clock reading
+                SELECT EXISTS (SELECT 1 FROM {table} AS o
+                                WHERE o.lock_key = :key AND o.owner_token = :owner::uuid AND o.expires_at > t.now)
+                       AS handed
+                  FROM t
             ), marked AS (
                 -- in turn behind an older registration, the statement did not touch the lease: still mark it, so
                 -- that its release serves the registrations or wakes them
@@ -55,10 +62,9 @@ final class WaiterRelayStatements {
                   FROM t
                  WHERE NOT EXISTS (SELECT 1 FROM ins WHERE granted OR lease_mode <> 'exclusive')
                    AND NOT EXISTS (SELECT 1 FROM {queue} AS q WHERE q.lock_key = :key AND q.waiter = :registration::uuid)
-                   -- a release handed us the key already (its message is on its way): never queue again behind it,
-                   -- or a later release would hand the key to a registration whose wait has ended
-                   AND NOT EXISTS (SELECT 1 FROM {table} AS o
-                                    WHERE o.lock_key = :key AND o.owner_token = :owner::uuid AND o.expires_at > t.now)
+                   -- never queue again behind a key handed to us, or a later release would hand the key to a
+                   -- registration whose wait has ended
+                   AND NOT (SELECT handed FROM ours)
             ), refreshed AS (
                 UPDATE {queue} AS q SET expires_at = t.now + :ttl_ms * interval '1 millisecond'
                   FROM t
@@ -72,10 +78,9 @@ final class WaiterRelayStatements {
             SELECT granted, fencing_token, acquired_at, expires_at, remaining_ms, lease_mode, permits FROM ins
             UNION ALL
             -- in turn behind an older registration: busy, unless a release already handed the key to us
-            SELECT o.ours, CASE WHEN o.ours THEN l.fencing_token END, CASE WHEN o.ours THEN l.acquired_at END,
-                   CASE WHEN o.ours THEN l.expires_at END, {remaining_ms}, l.lease_mode, l.permits
-              FROM {table} AS l
-             CROSS JOIN LATERAL (SELECT l.owner_token = :owner::uuid AND l.expires_at > clock_timestamp() AS ours) AS o
+            SELECT o.handed, CASE WHEN o.handed THEN l.fencing_token END, CASE WHEN o.handed THEN l.acquired_at END,
+                   CASE WHEN o.handed THEN l.expires_at END, {remaining_ms}, l.lease_mode, l.permits
+              FROM {table} AS l CROSS JOIN ours AS o
              WHERE l.lock_key = :key AND NOT EXISTS (SELECT 1 FROM ins)
             """;
 

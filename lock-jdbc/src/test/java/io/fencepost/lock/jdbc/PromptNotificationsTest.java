@@ -44,7 +44,7 @@ class PromptNotificationsTest {
     void aNotificationIsHandedOverWithoutWaitingForMore() throws Exception {
         try (Connection listener = listening();
                 Connection sender = db.dataSource().getConnection()) {
-            Optional<PromptNotifications.Undo> prompt = PromptNotifications.apply(listener);
+            Optional<Runnable> prompt = PromptNotifications.apply(listener);
             assertThat(prompt)
                     .as("this driver lets notifications through at once")
                     .isPresent();
