@@ -109,8 +109,8 @@ final class MissEvidence {
                             + " takes a transaction-scoped advisory lock on the key's hash (for token order), sets"
                             + " `synchronous_commit` for its transaction (durable whatever the server default) and"
                             + " writes a wider row (holder, acquisition time, contended mark), and each call also pays"
-                            + " the statement runner's per-call settings (autocommit check, network and query"
-                            + " timeouts).");
+                            + " the statement runner's per-call settings (autocommit check, network timeout set and"
+                            + " restored).");
         }
         why.append(" The target ≥ 1.5× the durable ceiling needs a cycle of at most ")
                 .append(Fmt.us(s.median(RAW, CycleResult::p50Micros) / 1.5))
@@ -197,9 +197,14 @@ final class MissEvidence {
         if (s.has(FENCEPOST_STORE)) {
             why.append("; its store alone takes ").append(Fmt.us(s.median(FENCEPOST_STORE, CycleResult::p50Micros)));
         }
-        why.append(". The bare insert neither locks the conflicting row nor draws a sequence value; raw's and"
-                + " Fencepost's statements do both even when they lose, so both commit durably; Fencepost's statement"
-                + " also takes the advisory lock and computes how long the holder's lease still runs.");
+        why.append(". The bare insert neither locks the conflicting row nor draws a sequence value, and writes"
+                + " nothing. Raw's statement locks the conflicting row even when it loses, so it writes and commits"
+                + " durably. Fencepost's attempt that will not wait reads the live lease first and stops there: no"
+                + " advisory lock, no row lock, no fencing token, nothing written. What it costs over the bare insert"
+                + " is the size of its one statement, every part of which the server sets up before running it (the"
+                + " conflict clause that takes over an expired lease and answers a key held with permits, the columns"
+                + " of a grant), and the statement runner's per-call settings (autocommit check, network timeout set"
+                + " and restored).");
         return why.toString();
     }
 
@@ -211,6 +216,84 @@ final class MissEvidence {
                 + Fmt.num(Measured.median(r.annotation, AnnotationResult::annotatedCpuNanos))
                 + " ns. The difference is the proxy (CGLIB dispatch, the advisor's method matching), evaluating the"
                 + " SpEL key against the arguments, and making the lease current (`LockContext`).";
+    }
+
+    /**
+     * Evidence for the targets on one node per thread: what one hand-off between nodes is made of, and how much time
+     * the target leaves for it next to one durable statement measured in the same run.
+     */
+    String nodesWhy(int nodes) {
+        Series<ContendedResult> s = r.nodes.get(nodes);
+        if (s == null || !s.has(FENCEPOST)) {
+            return "";
+        }
+        StringBuilder why = new StringBuilder("**" + nodes + " nodes.** ");
+        why.append("Fencepost: ")
+                .append(Fmt.count(s.median(FENCEPOST, ContendedResult::perSecond)))
+                .append(" CS/s, hand-off to another node p50 ")
+                .append(Fmt.ms(s.median(FENCEPOST, ContendedResult::handoffP50Ms)))
+                .append(", wait p50 ")
+                .append(Fmt.ms(s.median(FENCEPOST, ContendedResult::waitP50Ms)))
+                .append(", p99 ")
+                .append(Fmt.ms(s.median(FENCEPOST, ContendedResult::waitP99Ms)))
+                .append(", the releasing node took the key straight back in ")
+                .append(Fmt.pct(s.median(FENCEPOST, ContendedResult::reacquireShare)))
+                .append(" of critical sections.");
+        if (s.has(FENCEPOST_FAIR)) {
+            why.append(" Fair mode: ")
+                    .append(Fmt.count(s.median(FENCEPOST_FAIR, ContendedResult::perSecond)))
+                    .append(" CS/s, wait p99 ")
+                    .append(Fmt.ms(s.median(FENCEPOST_FAIR, ContendedResult::waitP99Ms)))
+                    .append(".");
+        }
+        why.append(" Every waiter is in another node, registered with the store; a release hands the lease to the"
+                + " oldest registration in its own statement, which commits durably (the new grant and its fencing"
+                + " token must survive a crash) and notifies; the next node starts when its listener has the"
+                + " message. So each hand-off between nodes has at least one WAL flush on its critical path, and the"
+                + " rate of hand-offs is at most the rate of durable statements one after another.");
+        if (s.has(REDISSON)) {
+            double redisson = s.median(REDISSON, ContendedResult::perSecond);
+            double allowedMicros = 1e6 / (1.5 * redisson);
+            why.append(" Redisson: ")
+                    .append(Fmt.count(redisson))
+                    .append(" CS/s, hand-off p50 ")
+                    .append(Fmt.ms(s.median(REDISSON, ContendedResult::handoffP50Ms)))
+                    .append(", wait p99 ")
+                    .append(Fmt.ms(s.median(REDISSON, ContendedResult::waitP99Ms)))
+                    .append("; it persists nothing. 1.5× its rate leaves ")
+                    .append(Fmt.us(allowedMicros))
+                    .append(" per critical section");
+            if (r.sameKey != null && r.sameKey.has(RAW)) {
+                double durable = r.sameKey.median(RAW, CycleResult::acquireP50Micros);
+                why.append(", against ")
+                        .append(Fmt.us(durable))
+                        .append(" for one durable `INSERT` round trip with nothing else running (the raw ceiling's"
+                                + " uncontended acquire, this run)")
+                        .append(
+                                durable >= allowedMicros
+                                        ? ": below one WAL flush per hand-off, which no lock whose grants are durable"
+                                                + " can reach on this machine"
+                                        : ": " + Fmt.us(allowedMicros - durable)
+                                                + " for waking another process and for the statement's own work, on two"
+                                                + " cores shared by " + nodes + " nodes' threads, their backends and"
+                                                + " the database's disk writes");
+            }
+            why.append(".");
+        }
+        if (s.has(RAW)) {
+            why.append(" The raw durable ceiling, polled by the harness on the same ")
+                    .append(nodes)
+                    .append(" nodes, made ")
+                    .append(Fmt.count(s.median(RAW, ContendedResult::perSecond)))
+                    .append(" CS/s (two flushes per critical section, ")
+                    .append(Fmt.pct(s.median(RAW, ContendedResult::reacquireShare)))
+                    .append(" of them taken straight back by the releasing node).");
+        }
+        why.append(" Each release's notification also wakes every node's listening backend (PostgreSQL signals all"
+                        + " listeners of a database), and through them every node's listener thread: ")
+                .append(nodes)
+                .append(" wake-ups per hand-off, of which one is needed.");
+        return why.toString();
     }
 
     String contendedWhy(int threads) {

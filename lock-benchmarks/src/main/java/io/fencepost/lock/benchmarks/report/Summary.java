@@ -1,7 +1,9 @@
 package io.fencepost.lock.benchmarks.report;
 
 import static io.fencepost.lock.benchmarks.clients.Library.FENCEPOST;
+import static io.fencepost.lock.benchmarks.clients.Library.FENCEPOST_FAIR;
 import static io.fencepost.lock.benchmarks.clients.Library.RAW;
+import static io.fencepost.lock.benchmarks.clients.Library.RAW_ASYNC;
 import static io.fencepost.lock.benchmarks.clients.Library.RAW_INSERT;
 import static io.fencepost.lock.benchmarks.clients.Library.REDISSON;
 import static io.fencepost.lock.benchmarks.clients.Library.SHEDLOCK;
@@ -111,6 +113,17 @@ record Summary(Settings settings, Results r, Markdown md, MissEvidence evidence)
                         other == RAW ? evidence.throughputWhy() : evidence.competitorWhy(other, goal)));
             }
         }
+        if (r.sameKey != null) {
+            double ratio = r.sameKey.ratio(FENCEPOST, RAW_ASYNC, CycleResult::perSecond);
+            if (!Double.isNaN(ratio)) {
+                targets.add(atLeast(
+                        "uncontended cycle ≥ 0.95× " + RAW_ASYNC.label() + " (one WAL flush per cycle, as Fencepost's)",
+                        Fmt.ratio(ratio),
+                        ratio,
+                        0.95,
+                        evidence.throughputWhy()));
+            }
+        }
         Measured.counted(r, FENCEPOST).ifPresent(c -> {
             boolean two = Math.abs(c.statementsPerCycle() - 2) < 0.01;
             targets.add(new Target(
@@ -141,7 +154,14 @@ record Summary(Settings settings, Results r, Markdown md, MissEvidence evidence)
                     zero ? "met" : "missed",
                     ""));
         });
-        versus("8 threads: critical sections/s ≥ Redisson's", 8, REDISSON, CRITICAL_SECTIONS, Summary::atLeast, 1.0)
+        versus(
+                        "8 threads: critical sections/s ≥ Redisson's",
+                        r.contended.get(8),
+                        REDISSON,
+                        CRITICAL_SECTIONS,
+                        Summary::atLeast,
+                        1.0,
+                        evidence.contendedWhy(8))
                 .ifPresent(targets::add);
         Series<ContendedResult> eight = r.contended.get(8);
         if (eight != null) {
@@ -155,16 +175,25 @@ record Summary(Settings settings, Results r, Markdown md, MissEvidence evidence)
                         evidence.contendedWhy(8)));
             }
         }
-        versus("8 threads: wait p99 ≤ ½ Redisson's", 8, REDISSON, WAIT_P99, Summary::atMost, 0.5)
+        versus(
+                        "8 threads: wait p99 ≤ ½ Redisson's",
+                        r.contended.get(8),
+                        REDISSON,
+                        WAIT_P99,
+                        Summary::atMost,
+                        0.5,
+                        evidence.contendedWhy(8))
                 .ifPresent(targets::add);
         versus(
                         "32 threads: wait p99 ≤ ⅕ of Spring Integration's",
-                        32,
+                        r.contended.get(32),
                         SPRING_INTEGRATION,
                         WAIT_P99,
                         Summary::atMost,
-                        0.2)
+                        0.2,
+                        evidence.contendedWhy(32))
                 .ifPresent(targets::add);
+        nodeTargets(targets);
         if (!r.annotation.isEmpty()) {
             double overhead = Measured.median(r.annotation, AnnotationResult::overheadMicros);
             targets.add(atMost(
@@ -202,6 +231,44 @@ record Summary(Settings settings, Results r, Markdown md, MissEvidence evidence)
         }
     }
 
+    /**
+     * The targets on one node per thread, 8 nodes on one key: against Redisson, the releasing node's share, and fair
+     * mode against Fencepost's own non-fair mode.
+     */
+    private void nodeTargets(List<Target> targets) {
+        Series<ContendedResult> eight = r.nodes.get(8);
+        if (eight == null || !eight.has(FENCEPOST)) {
+            return;
+        }
+        String why = evidence.nodesWhy(8);
+        versus(
+                        "8 nodes: critical sections/s ≥ 1.5× Redisson's",
+                        eight,
+                        REDISSON,
+                        CRITICAL_SECTIONS,
+                        Summary::atLeast,
+                        1.5,
+                        why)
+                .ifPresent(targets::add);
+        versus("8 nodes: wait p99 ≤ ½ Redisson's", eight, REDISSON, WAIT_P99, Summary::atMost, 0.5, why)
+                .ifPresent(targets::add);
+        double reacquired = eight.median(FENCEPOST, ContendedResult::reacquireShare);
+        targets.add(atMost(
+                "8 nodes: critical sections that go straight back to the releasing node ≤ 25 %",
+                Fmt.pct(reacquired), reacquired, 0.25, why));
+        if (eight.has(FENCEPOST_FAIR)) {
+            double fair = eight.ratio(FENCEPOST_FAIR, FENCEPOST, ContendedResult::perSecond);
+            targets.add(atLeast(
+                    "8 nodes: fair mode ≥ 0.7× the critical sections/s of non-fair",
+                    Fmt.count(eight.median(FENCEPOST_FAIR, ContendedResult::perSecond)) + " vs "
+                            + Fmt.count(eight.median(FENCEPOST, ContendedResult::perSecond)) + " CS/s ("
+                            + Fmt.ratio(fair) + ")",
+                    fair,
+                    0.7,
+                    why));
+        }
+    }
+
     /** A contended figure as the targets table compares it with another library's: formatted, with its unit. */
     private record Figure(ToDoubleFunction<ContendedResult> metric, DoubleFunction<String> format, String unit) {}
 
@@ -216,12 +283,17 @@ record Summary(Settings settings, Results r, Markdown md, MissEvidence evidence)
     }
 
     /**
-     * The target on Fencepost's ratio to {@code other} in the contended run with {@code threads} threads; none where
-     * that run or either library's figure is missing.
+     * The target on Fencepost's ratio to {@code other} in one contended run {@code s} (threads or nodes on one key);
+     * none where that run or either library's figure is missing.
      */
     private Optional<Target> versus(
-            String target, int threads, Library other, Figure figure, Bound bound, double goal) {
-        Series<ContendedResult> s = r.contended.get(threads);
+            String target,
+            Series<ContendedResult> s,
+            Library other,
+            Figure figure,
+            Bound bound,
+            double goal,
+            String why) {
         if (s == null) {
             return Optional.empty();
         }
@@ -232,7 +304,7 @@ record Summary(Settings settings, Results r, Markdown md, MissEvidence evidence)
         String measured = figure.format().apply(s.median(FENCEPOST, figure.metric())) + " vs "
                 + figure.format().apply(s.median(other, figure.metric())) + figure.unit() + " (" + Fmt.ratio(ratio)
                 + ")";
-        return Optional.of(bound.judge(target, measured, ratio, goal, evidence.contendedWhy(threads)));
+        return Optional.of(bound.judge(target, measured, ratio, goal, why));
     }
 
     private static Target atLeast(String target, String measured, double value, double goal, String why) {
