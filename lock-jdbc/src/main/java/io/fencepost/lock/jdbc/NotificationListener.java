@@ -23,7 +23,10 @@ import org.postgresql.PGNotification;
 
 /**
  * One {@code LISTEN} connection per store, multiplexing every key that local waiters wait for: a release that
- * someone waits for sends {@code NOTIFY fencepost_<table>, '<key>'}, and this thread wakes that key's waiters.
+ * someone waits for sends {@code NOTIFY fencepost_<table>, '<key>'}, and this thread wakes that key's waiters. A
+ * release that hands the key to a registered waiter sends the grant on the waiter's store's own channel instead
+ * ({@code fencepost_<table>_<tag>}, see {@link WaiterTag}), which this connection listens on too: the message reaches
+ * that store's listener alone, not every process that waits for some key of the table.
  *
  * <p>Started by the first subscription, so a manager that never waits never opens it. After a dropped
  * connection it reconnects with backoff, and wakes every waiter so that none sleeps on a notification lost in
@@ -69,6 +72,9 @@ final class NotificationListener implements AutoCloseable {
 
     private final String channel;
 
+    /** This store's own channel, on which releases tell its registered waiters that they hold the key. */
+    private final String waiterChannel;
+
     private final int networkTimeoutMillis;
 
     private final Map<String, List<Runnable>> waiters = new ConcurrentHashMap<>();
@@ -100,9 +106,10 @@ final class NotificationListener implements AutoCloseable {
 
     private volatile boolean closed;
 
-    NotificationListener(DataSource dataSource, String channel, int networkTimeoutMillis) {
+    NotificationListener(DataSource dataSource, String channel, String waiterChannel, int networkTimeoutMillis) {
         this.dataSource = dataSource;
         this.channel = channel;
+        this.waiterChannel = waiterChannel;
         this.networkTimeoutMillis = networkTimeoutMillis;
     }
 
@@ -230,6 +237,7 @@ final class NotificationListener implements AutoCloseable {
         try (Statement statement = connection.createStatement()) {
             statement.setQueryTimeout(Math.max(1, networkTimeoutMillis / 1000));
             statement.execute("LISTEN \"" + channel + "\"");
+            statement.execute("LISTEN \"" + waiterChannel + "\"");
         }
         connected = true;
         outage.succeeded();
@@ -273,6 +281,7 @@ final class NotificationListener implements AutoCloseable {
         try (Statement unlisten = connection.createStatement()) {
             unlisten.setQueryTimeout(Math.max(1, networkTimeoutMillis / 1000));
             unlisten.execute("UNLISTEN \"" + channel + "\"");
+            unlisten.execute("UNLISTEN \"" + waiterChannel + "\"");
         }
     }
 

@@ -72,8 +72,10 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Fair
         this.runner = new StatementRunner(dataSource, statementTimeout);
         this.statements = new PostgresStatements(this.tableName);
         this.fairQueue = new PostgresFairQueue(runner, statements);
-        this.listener = new NotificationListener(dataSource, this.tableName.channel(), runner.timeoutMillis());
-        this.relay = new PostgresWaiterRelay(runner, statements, listener);
+        WaiterTag tag = WaiterTag.random();
+        this.listener = new NotificationListener(
+                dataSource, this.tableName.channel(), this.tableName.waiterChannel(tag), runner.timeoutMillis());
+        this.relay = new PostgresWaiterRelay(runner, statements, listener, tag);
     }
 
     @Override

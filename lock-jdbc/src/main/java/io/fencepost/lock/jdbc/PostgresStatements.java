@@ -166,7 +166,8 @@ final class PostgresStatements {
      * live registration waits for the key, the lease goes to the oldest registration in this statement: its owner
      * token, holder and lease time, a fresh lease from now and a new fencing token, drawn under the draw lock, which
      * is taken before the row is locked as in every granting statement; the registration is removed, the commit is
-     * durable like a grant's, and the waiter is told by a NOTIFY that carries the grant ({@link WaiterRelayStatements#HANDED_OVER}).
+     * durable like a grant's, and the waiter is told by a NOTIFY that carries the grant ({@link WaiterRelayStatements#HANDED_OVER})
+     * on its store's own channel ({@link WaiterRelayStatements#WAITER_CHANNEL}), which no other store's listener hears.
      * Otherwise the row is deleted, committed asynchronously on purpose: a release lost in a crash only keeps the key
      * locked until its lease expires, which never endangers mutual exclusion or fencing; and only a release that
      * someone waits for pays for NOTIFY, which serializes commits server-wide. A registration that a snapshot taken
@@ -215,7 +216,7 @@ final class PostgresStatements {
                 RETURNING l.expires_at > clock_timestamp() AS was_live, l.contended
             )
             SELECT coalesce(r.was_live, m.was_live) AS was_live,
-                   CASE WHEN h.waiter IS NOT NULL THEN pg_notify('{channel}', {handed_over})
+                   CASE WHEN h.waiter IS NOT NULL THEN pg_notify({waiter_channel}, {handed_over})
                         WHEN r.contended THEN pg_notify('{channel}', :key) END AS notified
               FROM (SELECT 1) AS one
               LEFT JOIN mine AS m ON true
@@ -354,6 +355,7 @@ final class PostgresStatements {
         slots.put("{take_expired}", TAKE_EXPIRED);
         slots.put("{remaining_ms}", REMAINING_MS);
         slots.put("{handed_over}", WaiterRelayStatements.HANDED_OVER);
+        slots.put("{waiter_channel}", WaiterRelayStatements.WAITER_CHANNEL);
         slots.put("{joins}", SharedLeaseStatements.JOINS);
         slots.put("{takes_over}", SharedLeaseStatements.TAKES_OVER);
         slots.put("{entry_expires}", SharedLeaseStatements.ENTRY_EXPIRES);

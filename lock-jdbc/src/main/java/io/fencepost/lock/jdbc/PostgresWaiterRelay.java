@@ -13,13 +13,12 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.HexFormat;
 import java.util.Map;
-import java.util.UUID;
 import java.util.function.Consumer;
 
 /**
  * Waiter registrations on PostgreSQL: rows of the queue table that carry what their waiter would be granted, served
  * oldest first by the release statement ({@link PostgresStatements#RELEASE}), which then tells the waiter by a NOTIFY
- * on the store's channel. The message is checked against the waiter's owner token before it is believed, so that a
+ * on this store's own channel: the registration ids it writes carry its {@link WaiterTag}. The message is checked against the waiter's owner token before it is believed, so that a
  * stray or forged message cannot make a waiter think it holds a lease.
  */
 final class PostgresWaiterRelay implements WaiterRelay {
@@ -30,10 +29,15 @@ final class PostgresWaiterRelay implements WaiterRelay {
 
     private final NotificationListener listener;
 
-    PostgresWaiterRelay(StatementRunner runner, PostgresStatements statements, NotificationListener listener) {
+    private final WaiterTag tag;
+
+    /** A relay whose registrations carry {@code tag}, the tag of {@code listener}'s own channel. */
+    PostgresWaiterRelay(
+            StatementRunner runner, PostgresStatements statements, NotificationListener listener, WaiterTag tag) {
         this.runner = runner;
         this.statements = statements;
         this.listener = listener;
+        this.tag = tag;
     }
 
     @Override
@@ -43,7 +47,7 @@ final class PostgresWaiterRelay implements WaiterRelay {
                 statements.acquireOrRegister,
                 request,
                 Map.of(
-                        "registration", UUID.fromString(registration.id()),
+                        "registration", tag.mark(registration.id()),
                         "in_turn", registration.inTurn(),
                         "ttl_ms", StatementRunner.millis(registration.ttl(), "registration lifetime", request.key()),
                         "precedence_ms", StoreLimits.EXCLUSIVE_PRECEDENCE.toMillis()));
@@ -53,7 +57,7 @@ final class PostgresWaiterRelay implements WaiterRelay {
     public LeaseStore.Subscription onHandOver(
             Registration registration, String ownerToken, Consumer<AcquireResult.Granted> handedOver) {
         String owner = OwnerTokens.toUuid(ownerToken).toString();
-        return listener.onHandOver(registration.id(), message -> {
+        return listener.onHandOver(tag.mark(registration.id()).toString(), message -> {
             AcquireResult.Granted granted = parse(message, owner);
             if (granted != null) {
                 handedOver.accept(granted);
@@ -69,7 +73,7 @@ final class PostgresWaiterRelay implements WaiterRelay {
                 statements.withdraw,
                 Map.of(
                         "key", registration.key(),
-                        "registration", UUID.fromString(registration.id()),
+                        "registration", tag.mark(registration.id()),
                         "owner", OwnerTokens.toUuid(ownerToken)),
                 rows -> rows.next() && rows.getBoolean("handed"));
     }

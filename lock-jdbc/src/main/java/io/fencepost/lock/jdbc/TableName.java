@@ -14,8 +14,9 @@ record TableName(String table) {
     static final String DEFAULT = "distributed_lock";
 
     /**
-     * Unquoted lower-case identifiers, short enough that the longest derived name ({@code _schema_history},
-     * 15 characters) stays within PostgreSQL's 63-character limit.
+     * Unquoted lower-case identifiers, short enough that the longest derived names ({@code _schema_history}, 15
+     * characters after the table name, and a store's waiter channel, 15 around it) stay within PostgreSQL's
+     * 63-character limit.
      */
     private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,47}");
 
@@ -69,6 +70,14 @@ record TableName(String table) {
     /** The NOTIFY channel on which releases that someone waits for are announced. */
     String channel() {
         return "fencepost_" + table;
+    }
+
+    /**
+     * The NOTIFY channel of one store's registered waiters, on which a release tells them that it handed them the
+     * key; at most 63 characters, like every name here.
+     */
+    String waiterChannel(WaiterTag tag) {
+        return channel() + "_" + tag.hex();
     }
 
     /** Fencepost's own Flyway history table, apart from the application's. */

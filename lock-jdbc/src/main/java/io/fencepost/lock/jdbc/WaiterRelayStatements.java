@@ -20,6 +20,12 @@ final class WaiterRelayStatements {
                    || ':' || left(encode(sha256(convert_to(h.owner_token::text || ':' || h.fencing_token, 'UTF8')), 'hex'), 16)""";
 
     /**
+     * The channel of the store whose waiter registration {@code h} is: its tag is the first 4 hex digits of the
+     * registration id ({@link WaiterTag}), so only that store's listener hears the message.
+     */
+    static final String WAITER_CHANNEL = "'{channel}_' || left(h.waiter::text, 4)";
+
+    /**
      * A waiting exclusive attempt that registers: as {@link PostgresStatements#ACQUIRE} for a waiter (takes a free or expired key, else
      * marks the lease as waited for), and, unless granted, registers the waiter in the queue table with what it would
      * be granted, or refreshes its registration. A grant removes the registration; a key already handed to our owner

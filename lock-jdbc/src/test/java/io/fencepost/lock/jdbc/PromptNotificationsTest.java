@@ -80,7 +80,7 @@ class PromptNotificationsTest {
     @Test
     void theStoresListenerReceivesWithoutWaitingForMore() throws Exception {
         PGSimpleDataSource counted = countingDataSource();
-        try (NotificationListener listener = new NotificationListener(counted, CHANNEL, 10_000);
+        try (NotificationListener listener = new NotificationListener(counted, CHANNEL, CHANNEL + "_0000", 10_000);
                 Connection sender = db.dataSource().getConnection()) {
             CountDownLatch woken = new CountDownLatch(1);
             listener.subscribe("some key", woken::countDown);

@@ -2,6 +2,7 @@ package io.fencepost.lock.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -21,6 +22,17 @@ class TableNameTest {
 
         assertThat(name.schemaHistoryTable()).hasSizeLessThanOrEqualTo(63);
         assertThat(name.sequence()).hasSizeLessThanOrEqualTo(63);
+        assertThat(name.waiterChannel(new WaiterTag(0xFFFF))).hasSizeLessThanOrEqualTo(63);
+    }
+
+    @Test
+    void aWaiterTagMarksTheTopOfARegistrationIdAsItsFirstHexDigitsAndKeepsTheRest() {
+        WaiterTag tag = new WaiterTag(0x0a7f);
+        String id = "fedcba98-7654-4321-8fed-cba987654321";
+
+        assertThat(tag.mark(id)).hasToString("0a7fba98-7654-4321-8fed-cba987654321");
+        assertThat(TableName.of("locks").waiterChannel(tag)).isEqualTo("fencepost_locks_0a7f");
+        assertThatThrownBy(() -> new WaiterTag(0x10000)).hasMessageContaining("16 bits");
     }
 
     @ParameterizedTest

@@ -33,6 +33,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -106,6 +108,43 @@ class WaiterRelayTest {
                 .isEmpty();
         assertThat(registrations(key)).isZero();
         assertThat(handed.release()).isTrue();
+    }
+
+    @Test
+    void aHandOverIsToldToTheWaitersOwnClientAloneNotToEveryListenerOfTheTable() throws Exception {
+        String key = key();
+        LockManager a = closer.add(PostgresLockManager.create(db.dataSource()));
+        PostgresLockManager b = patientClient(db.dataSource());
+        String channel = TableName.of("distributed_lock").channel();
+        // Stands in for every other client: each listens on the table's channel for the keys its callers wait for.
+        try (Connection bystander = db.dataSource().getConnection()) {
+            try (Statement listen = bystander.createStatement()) {
+                listen.execute("LISTEN " + channel);
+            }
+            Lease first = a.acquire(key, HOLD);
+            CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> b.acquire(key, WAIT), threads);
+            await().atMost(Duration.ofSeconds(10)).until(() -> registrations(key) == 1);
+
+            assertThat(first.release()).isTrue();
+            // b re-checks only every 5 minutes: its grant can only have come by the release's message.
+            Lease handed = waiter.get(30, TimeUnit.SECONDS);
+            db.execute("NOTIFY " + channel + ", 'end of test'"); // queued behind anything the release sent
+
+            List<String> heard = new ArrayList<>();
+            PGConnection pg = bystander.unwrap(PGConnection.class);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!heard.contains("end of test") && System.nanoTime() < deadline) {
+                PGNotification[] notifications = pg.getNotifications(1_000);
+                for (PGNotification notification : notifications == null ? new PGNotification[0] : notifications) {
+                    heard.add(notification.getParameter());
+                }
+            }
+            assertThat(heard).contains("end of test");
+            assertThat(heard)
+                    .as("what a client that waits for nothing of this hand-over heard on the table's channel")
+                    .noneMatch(payload -> payload.startsWith(NotificationListener.HAND_OVER_PREFIX));
+            assertThat(handed.release()).isTrue();
+        }
     }
 
     @Test
@@ -334,8 +373,11 @@ class WaiterRelayTest {
         String registration = registrationId(key);
 
         // Anyone who may NOTIFY on the channel can send this; it names the registration but cannot know its check.
-        db.execute("NOTIFY " + TableName.of("distributed_lock").channel() + ", 'fencepost-grant:" + registration
-                + ":999999999:0:9999999999999999:0123456789abcdef'");
+        // Sent on the table's channel and on the waiter's client's own, where a real grant arrives.
+        String forged = "'fencepost-grant:" + registration + ":999999999:0:9999999999999999:0123456789abcdef'";
+        String channel = TableName.of("distributed_lock").channel();
+        db.execute("NOTIFY " + channel + ", " + forged);
+        db.execute("NOTIFY " + channel + "_" + registration.substring(0, 4) + ", " + forged);
         assertThat(first.release()).isTrue();
         Lease handed = waiter.get(30, TimeUnit.SECONDS);
 
