@@ -289,10 +289,10 @@ final class MissEvidence {
                     .append(Fmt.pct(s.median(RAW, ContendedResult::reacquireShare)))
                     .append(" of them taken straight back by the releasing node).");
         }
-        why.append(" Each release's notification also wakes every node's listening backend (PostgreSQL signals all"
-                        + " listeners of a database), and through them every node's listener thread: ")
+        why.append(" A release's notification goes to the next holder's own channel, yet PostgreSQL wakes every"
+                        + " listening session of the database for it, and each checks the channel: ")
                 .append(nodes)
-                .append(" wake-ups per hand-off, of which one is needed.");
+                .append(" backends woken per hand-off, of which one passes the message on.");
         return why.toString();
     }
 
