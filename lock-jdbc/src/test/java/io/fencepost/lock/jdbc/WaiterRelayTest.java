@@ -148,6 +148,26 @@ class WaiterRelayTest {
     }
 
     @Test
+    void aGrantOnTheTablesChannelAsAReleaseOfAnOlderVersionSendsItIsTakenToo() throws Exception {
+        String key = key();
+        PostgresLeaseStore store = storeWithKeyHeld(key, UUID.randomUUID().toString());
+        String owner = UUID.randomUUID().toString();
+        Registration registration = new Registration(key, UUID.randomUUID().toString(), Duration.ofMinutes(1), false);
+        assertThat(store.acquireOrRegister(
+                        new AcquireRequest(key, owner, "waiter", HOLD.leaseTime(), true), registration))
+                .isInstanceOf(AcquireResult.Busy.class);
+        CompletableFuture<AcquireResult.Granted> told = new CompletableFuture<>();
+        try (var subscription = store.onHandOver(registration, owner, told::complete)) {
+            long token = 4_242_424_242L;
+            db.execute("NOTIFY " + TableName.of("distributed_lock").channel() + ", '"
+                    + NotificationListener.HAND_OVER_PREFIX + registrationId(key) + ":" + token
+                    + ":1000000:2000000:" + PostgresWaiterRelay.check(owner, token) + "'");
+
+            assertThat(told.get(30, TimeUnit.SECONDS).fencingToken()).isEqualTo(token);
+        }
+    }
+
+    @Test
     void onAKeyPassedBackAndForthAReleaseAndAWaitTakeOneStatementEach() throws Exception {
         String key = key();
         CountingDataSource countingA = new CountingDataSource(physical());
