@@ -274,12 +274,13 @@ public final class LeaderElection implements AutoCloseable {
                 listener.revoked(lease);
             }
         } catch (RuntimeException e) {
+            // With a throwable, System.Logger does not format the message: it is built here, and the stack trace
+            // goes with it.
+            String callback = granted ? "granted" : "revoked";
+            long term = lease.fencingToken();
             LOG.log(
                     Level.WARNING,
-                    "leadership listener of group ''{0}'' failed on {1} of term {2}",
-                    group,
-                    granted ? "granted" : "revoked",
-                    Long.toString(lease.fencingToken()),
+                    () -> "leadership listener of group '" + group + "' failed on " + callback + " of term " + term,
                     e);
         } finally {
             callbacks.unlock();

@@ -303,7 +303,11 @@ final class NotificationListener implements AutoCloseable {
             probe = payload;
             probeSentNanos = System.nanoTime();
         } catch (SQLException | RuntimeException e) {
-            LOG.log(Level.DEBUG, "the fencepost notification listener could not send its delivery probe ({0})", e);
+            // With a throwable, System.Logger does not format the message: it is built here.
+            LOG.log(
+                    Level.DEBUG,
+                    () -> "the fencepost notification listener could not send its delivery probe (" + e + ")",
+                    e);
         }
         lastProbeNanos = System.nanoTime();
     }

@@ -7,6 +7,7 @@ import io.fencepost.lock.Lease;
 import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.jdbc.test.DelegatingDataSource;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import io.fencepost.lock.test.LogCapture;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -18,6 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -31,6 +33,9 @@ class NotificationProbeTest {
 
     @RegisterExtension
     static final PostgresTestDatabase db = new PostgresTestDatabase();
+
+    @RegisterExtension
+    final LogCapture logs = new LogCapture("io.fencepost");
 
     private static final Duration LONG_FALLBACK = Duration.ofSeconds(60);
 
@@ -75,6 +80,30 @@ class NotificationProbeTest {
             // The release's notification never arrives; trusting it, the waiter would sleep the 60 s fallback.
             held.release();
             assertThat(waiting.get(10, TimeUnit.SECONDS)).isPresent().get().satisfies(Lease::release);
+        }
+    }
+
+    @Test
+    void aProbeThatCannotBeSentIsLoggedWithItsCause() throws Exception {
+        RefusingAfterListenDataSource refusing = new RefusingAfterListenDataSource(db.unpooledDataSource());
+        try (PostgresLockManager holder = manager(db.dataSource());
+                PostgresLockManager waiter = manager(refusing)) {
+            String key = "probe-unsent";
+            Lease held = holder.acquire(key, LockOptions.of(Duration.ofSeconds(30)));
+            CompletableFuture<Optional<Lease>> waiting = CompletableFuture.supplyAsync(() -> waiter.tryAcquire(
+                    key, LockOptions.builder().waitTime(Duration.ofSeconds(2)).build()));
+
+            // The listener's LISTEN went through; the probe right after it needs another connection, which fails.
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> logs.rendered(Level.FINE).stream().anyMatch(line -> line.contains("delivery probe")));
+            assertThat(logs.rendered(Level.FINE))
+                    .filteredOn(line -> line.contains("delivery probe"))
+                    .allSatisfy(line -> assertThat(line)
+                            .contains(RefusingAfterListenDataSource.REFUSAL)
+                            .doesNotContain("{0}"));
+            refusing.admit();
+            held.release();
+            waiting.handle((lease, failure) -> lease).get(10, TimeUnit.SECONDS);
         }
     }
 
@@ -150,6 +179,49 @@ class NotificationProbeTest {
             } catch (InvocationTargetException e) {
                 throw e.getCause();
             }
+        }
+    }
+
+    /** Connections until one of them has run {@code LISTEN}; then no more, until {@link #admit()}. */
+    private static final class RefusingAfterListenDataSource extends DelegatingDataSource {
+
+        static final String REFUSAL = "no connection for the test after LISTEN";
+
+        private volatile boolean refusing;
+
+        RefusingAfterListenDataSource(DataSource target) {
+            super(target);
+        }
+
+        void admit() {
+            refusing = false;
+        }
+
+        @Override
+        public Connection getConnection() throws SQLException {
+            if (refusing) {
+                throw new SQLException(REFUSAL, "08001");
+            }
+            Connection connection = super.getConnection();
+            return (Connection) Proxy.newProxyInstance(
+                    Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                        Object result = DeafListenDataSource.invoke(connection, method, args);
+                        if (result instanceof Statement statement
+                                && method.getName().equals("createStatement")) {
+                            return (Statement) Proxy.newProxyInstance(
+                                    Statement.class.getClassLoader(), new Class<?>[] {Statement.class}, (p, m, a) -> {
+                                        Object out = DeafListenDataSource.invoke(statement, m, a);
+                                        if (m.getName().equals("execute")
+                                                && a != null
+                                                && a[0] instanceof String sql
+                                                && sql.startsWith("LISTEN ")) {
+                                            refusing = true;
+                                        }
+                                        return out;
+                                    });
+                        }
+                        return result;
+                    });
         }
     }
 }
