@@ -112,8 +112,6 @@ record Summary(Settings settings, Results r, Markdown md, MissEvidence evidence)
                         goal,
                         other == RAW ? evidence.throughputWhy() : evidence.competitorWhy(other, goal)));
             }
-        }
-        if (r.sameKey != null) {
             double ratio = r.sameKey.ratio(FENCEPOST, RAW_ASYNC, CycleResult::perSecond);
             if (!Double.isNaN(ratio)) {
                 targets.add(atLeast(

@@ -120,9 +120,9 @@ class BackendTerminationTest {
         Lease held = other.acquire("terminate:listen", LockOptions.of(Duration.ofSeconds(10)));
         CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() ->
                 locks.acquire("terminate:listen", Options.leaseAndWait(Duration.ofSeconds(5), Duration.ofSeconds(8))));
-        Thread.sleep(500);
+        long listener = Pools.awaitListener(db.jdbcUrl(), "terminated-locks");
         Pools.terminate(db.jdbcUrl(), "terminated-locks");
-        Thread.sleep(200);
+        Pools.awaitGone(db.jdbcUrl(), listener); // the release's notification may now be lost
         long releasedAt = System.nanoTime();
         assertThat(held.release()).isTrue();
         Lease lease = waiter.get(9, TimeUnit.SECONDS);

@@ -62,13 +62,7 @@ class LogMessageFormatTest {
             Lease held = other.acquire("format:listen", LockOptions.of(Duration.ofSeconds(3)));
             CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() ->
                     locks.acquire("format:listen", Options.leaseAndWait(Duration.ofSeconds(2), Duration.ofSeconds(5))));
-            await().atMost(Duration.ofSeconds(10))
-                    .until(() -> Pools.queryLong(
-                                    db.jdbcUrl(),
-                                    "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'format-probe'"
-                                            + " AND query LIKE 'LISTEN%'",
-                                    0)
-                            > 0);
+            Pools.awaitListener(db.jdbcUrl(), "format-probe");
             Pools.terminate(db.jdbcUrl(), "format-probe"); // the LISTEN connection among them
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> rendered.stream().anyMatch(r -> r.contains("notification listener lost")));

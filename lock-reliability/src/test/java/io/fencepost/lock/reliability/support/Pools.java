@@ -1,5 +1,7 @@
 package io.fencepost.lock.reliability.support;
 
+import static org.awaitility.Awaitility.await;
+
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
@@ -8,6 +10,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 
 /** Small helpers for the tests' connections. */
 public final class Pools {
@@ -56,6 +59,28 @@ public final class Pools {
         } catch (SQLException e) {
             throw new IllegalStateException("[" + sql + "] failed: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Waits until a pool named {@code applicationName} holds a connection that listens (a lock manager's notification
+     * listener, which starts with the manager's first wait) and returns its backend's process id.
+     */
+    public static long awaitListener(String adminUrl, String applicationName) {
+        return await().atMost(Duration.ofSeconds(10))
+                .until(
+                        () -> queryLong(
+                                adminUrl,
+                                "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+                                        + " AND application_name = '" + applicationName.replace("'", "''") + "'"
+                                        + " AND query LIKE 'LISTEN%'",
+                                0),
+                        pid -> pid > 0);
+    }
+
+    /** Waits until the backend {@code pid} is gone (after {@link #terminate}, for instance). */
+    public static void awaitGone(String adminUrl, long pid) {
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> queryLong(adminUrl, "SELECT count(*) FROM pg_stat_activity WHERE pid = " + pid, 0) == 0);
     }
 
     /** Terminates every backend of this database whose application name is {@code applicationName}. */
