@@ -110,10 +110,10 @@ class SynchronousFailoverTest {
                 assertThat(lost)
                         .as("confirmed grants missing on the promoted standby")
                         .isEmpty();
-                // A grant confirmed after the failover may be one the old primary made (a release handed the lease to
-                // a registered waiter, the message telling it was lost in the crash, and the waiter found the lease its
-                // own on the new primary): what must continue upward is the token of every grant the promoted standby
-                // makes.
+                // A grant confirmed after the failover may be one the old primary made (for instance, a release handed
+                // the lease to a registered waiter, the message telling it did not arrive before the crash, and the
+                // waiter found the lease its own on the new primary): what must continue upward is the token of every
+                // grant the promoted standby makes.
                 TokensAround tokens = tokensAround(newPrimary, promotedAt);
                 assertThat(tokens.grantsAfter())
                         .as("grants the promoted standby made")
@@ -136,13 +136,17 @@ class SynchronousFailoverTest {
                 assertThat(heldAcross.release()).isTrue();
                 System.out.printf(
                         "synchronous failover: %d grants confirmed (%d before the crash), %d store errors during it,"
-                                + " highest token granted before %d, lowest after %d (%d grants after)%n",
+                                + " highest token granted before %d, lowest after %d (%d grants after); %d grants confirmed"
+                                + " after the failover carry a token below the highest confirmed before it%n",
                         all.size(),
                         countBefore,
                         storeErrors.get(),
                         tokens.highestBefore(),
                         tokens.lowestAfter(),
-                        tokens.grantsAfter());
+                        tokens.grantsAfter(),
+                        all.subList(countBefore, all.size()).stream()
+                                .filter(c -> c.token() < highestBefore)
+                                .count());
             }
         }
     }
