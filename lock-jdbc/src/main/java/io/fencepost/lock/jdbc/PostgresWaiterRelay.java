@@ -18,8 +18,9 @@ import java.util.function.Consumer;
 /**
  * Waiter registrations on PostgreSQL: rows of the queue table that carry what their waiter would be granted, served
  * oldest first by the release statement ({@link PostgresStatements#RELEASE}), which then tells the waiter by a NOTIFY
- * on this store's own channel: the registration ids it writes carry its {@link WaiterTag}. The message is checked against the waiter's owner token before it is believed, so that a
- * stray or forged message cannot make a waiter think it holds a lease.
+ * on this store's own channel: the registration ids it writes carry its {@link WaiterTag}. The message is checked
+ * against the waiter's owner token before it is believed, so that a stray or forged message cannot make a waiter think
+ * it holds a lease.
  */
 final class PostgresWaiterRelay implements WaiterRelay {
 

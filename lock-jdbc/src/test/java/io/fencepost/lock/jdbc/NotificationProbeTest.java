@@ -147,38 +147,7 @@ class NotificationProbeTest {
 
         @Override
         public Connection getConnection() throws SQLException {
-            Connection connection = super.getConnection();
-            return (Connection) Proxy.newProxyInstance(
-                    Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
-                        Object result = invoke(connection, method, args);
-                        if (result instanceof Statement statement
-                                && method.getName().equals("createStatement")) {
-                            return deaf(statement);
-                        }
-                        return result;
-                    });
-        }
-
-        private static Statement deaf(Statement statement) {
-            return (Statement) Proxy.newProxyInstance(
-                    Statement.class.getClassLoader(), new Class<?>[] {Statement.class}, (proxy, method, args) -> {
-                        if (method.getName().equals("execute")
-                                && args != null
-                                && args.length == 1
-                                && args[0] instanceof String sql
-                                && sql.startsWith("LISTEN ")) {
-                            return invoke(statement, method, new Object[] {"SELECT 1"});
-                        }
-                        return invoke(statement, method, args);
-                    });
-        }
-
-        private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
-            try {
-                return method.invoke(target, args);
-            } catch (InvocationTargetException e) {
-                throw e.getCause();
-            }
+            return onListen(super.getConnection(), (statement, sql) -> statement.execute("SELECT 1"));
         }
     }
 
@@ -202,26 +171,47 @@ class NotificationProbeTest {
             if (refusing) {
                 throw new SQLException(REFUSAL, "08001");
             }
-            Connection connection = super.getConnection();
-            return (Connection) Proxy.newProxyInstance(
-                    Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
-                        Object result = DeafListenDataSource.invoke(connection, method, args);
-                        if (result instanceof Statement statement
-                                && method.getName().equals("createStatement")) {
-                            return (Statement) Proxy.newProxyInstance(
-                                    Statement.class.getClassLoader(), new Class<?>[] {Statement.class}, (p, m, a) -> {
-                                        Object out = DeafListenDataSource.invoke(statement, m, a);
-                                        if (m.getName().equals("execute")
-                                                && a != null
-                                                && a[0] instanceof String sql
-                                                && sql.startsWith("LISTEN ")) {
-                                            refusing = true;
-                                        }
-                                        return out;
-                                    });
-                        }
-                        return result;
-                    });
+            return onListen(super.getConnection(), (statement, sql) -> {
+                statement.execute(sql);
+                refusing = true;
+            });
+        }
+    }
+
+    /** What a wrapped connection runs for a {@code LISTEN} statement, given the statement and that SQL. */
+    private interface ListenHook {
+        void run(Statement statement, String listenSql) throws SQLException;
+    }
+
+    /** {@code connection}, whose plain statements run {@code hook} instead of any {@code LISTEN}. */
+    private static Connection onListen(Connection connection, ListenHook hook) {
+        return (Connection) Proxy.newProxyInstance(
+                Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                    Object result = invoke(connection, method, args);
+                    if (result instanceof Statement statement
+                            && method.getName().equals("createStatement")) {
+                        return (Statement) Proxy.newProxyInstance(
+                                Statement.class.getClassLoader(), new Class<?>[] {Statement.class}, (p, m, a) -> {
+                                    if (m.getName().equals("execute")
+                                            && a != null
+                                            && a.length == 1
+                                            && a[0] instanceof String sql
+                                            && sql.startsWith("LISTEN ")) {
+                                        hook.run(statement, sql);
+                                        return false;
+                                    }
+                                    return invoke(statement, m, a);
+                                });
+                    }
+                    return result;
+                });
+    }
+
+    private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
         }
     }
 }

@@ -136,8 +136,8 @@ class SynchronousFailoverTest {
                 assertThat(heldAcross.release()).isTrue();
                 System.out.printf(
                         "synchronous failover: %d grants confirmed (%d before the crash), %d store errors during it,"
-                                + " highest token granted before %d, lowest after %d (%d grants after); %d grants confirmed"
-                                + " after the failover carry a token below the highest confirmed before it%n",
+                                + " highest token granted before %d, lowest after %d (%d grants after); %d grants"
+                                + " confirmed after the failover carry a token below the highest confirmed before it%n",
                         all.size(),
                         countBefore,
                         storeErrors.get(),
