@@ -1,6 +1,6 @@
 package io.fencepost.lock;
 
-import io.fencepost.lock.spi.OutageLog;
+import io.fencepost.lock.internal.OutageLog;
 import io.fencepost.lock.spi.StoreLimits;
 import java.lang.System.Logger.Level;
 import java.time.Duration;

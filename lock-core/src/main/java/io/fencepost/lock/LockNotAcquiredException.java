@@ -1,6 +1,6 @@
 package io.fencepost.lock;
 
-import io.fencepost.lock.spi.Durations;
+import io.fencepost.lock.internal.Durations;
 import java.time.Duration;
 
 /** The key stayed held by someone else for the whole wait time. */

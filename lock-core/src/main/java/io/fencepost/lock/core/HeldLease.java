@@ -4,7 +4,7 @@ import io.fencepost.lock.HeldLeaseInfo;
 import io.fencepost.lock.LeaseLostException;
 import io.fencepost.lock.LeaseMode;
 import io.fencepost.lock.LockOptions;
-import io.fencepost.lock.spi.Durations;
+import io.fencepost.lock.internal.Durations;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

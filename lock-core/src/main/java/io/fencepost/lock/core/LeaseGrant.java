@@ -20,15 +20,33 @@ import java.util.Objects;
 public record LeaseGrant(String key, String ownerToken, long fencingToken, LeaseMode mode, Instant expiresAt) {
 
     /**
+     * Whose classes {@link #of} answers: Fencepost's own store modules, which bind a caller's transaction to a lease
+     * (JdbcLeaseGuard). Application code has no use for a lease's owner token and must not be able to lift it from a
+     * lease by accident; reflection can reach it anyway, as it can any secret in the same process.
+     */
+    private static final String FENCEPOST_PACKAGES = "io.fencepost.lock.";
+
+    private static final StackWalker CALLERS = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
+
+    /**
      * The grant behind {@code lease}, a lease that a lock manager built on this engine handed out (any of its
      * reentrant holds, or a listener's view of it).
      *
+     * <p>Only Fencepost's own classes may call this: the grant carries the owner token.
+     *
      * @throws IllegalArgumentException when {@code lease} is null or was not handed out by such a manager
+     * @throws IllegalCallerException when the caller is not one of Fencepost's classes
      * @throws IllegalStateException when this hold of the lease was released
      * @throws LeaseLostException when the lease is known to be lost (its owner could not be confirmed in time, it was
      *     taken over or force-released)
      */
     public static LeaseGrant of(Lease lease) {
+        Class<?> caller = CALLERS.getCallerClass();
+        if (!caller.getPackageName().startsWith(FENCEPOST_PACKAGES)) {
+            throw new IllegalCallerException("LeaseGrant.of hands out a lease's secret owner token and answers only"
+                    + " Fencepost's own modules, not " + caller.getName() + ": bind a transaction to a lease with"
+                    + " JdbcLeaseGuard.holdUntilCommit, and use Lease.fencingToken() to fence a resource");
+        }
         if (lease == null) {
             throw new IllegalArgumentException("lease must not be null: pass the lease the lock manager granted");
         }

@@ -1,10 +1,10 @@
 package io.fencepost.lock.core;
 
 import io.fencepost.lock.Lease;
+import io.fencepost.lock.internal.RecentKeys;
 import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.LeaseStore;
-import io.fencepost.lock.spi.RecentKeys;
 import io.fencepost.lock.spi.Registration;
 import io.fencepost.lock.spi.WaiterRelay;
 import java.lang.System.Logger.Level;

@@ -1,7 +1,7 @@
 package io.fencepost.lock.core;
 
+import io.fencepost.lock.internal.RecentKeys;
 import io.fencepost.lock.spi.LeaseStore;
-import io.fencepost.lock.spi.RecentKeys;
 import io.fencepost.lock.spi.WaiterRelay;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;

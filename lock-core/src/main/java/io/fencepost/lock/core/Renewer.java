@@ -1,7 +1,7 @@
 package io.fencepost.lock.core;
 
+import io.fencepost.lock.internal.OutageLog;
 import io.fencepost.lock.spi.LeaseStore;
-import io.fencepost.lock.spi.OutageLog;
 import io.fencepost.lock.spi.RenewRequest;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,7 +1,7 @@
 package io.fencepost.lock.jdbc;
 
+import io.fencepost.lock.internal.OutageLog;
 import io.fencepost.lock.spi.LeaseStore;
-import io.fencepost.lock.spi.OutageLog;
 import java.lang.System.Logger.Level;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -2,6 +2,7 @@ package io.fencepost.lock.jdbc;
 
 import io.fencepost.lock.LeaseInfo;
 import io.fencepost.lock.LeaseMode;
+import io.fencepost.lock.internal.RecentKeys;
 import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.FairQueue;
@@ -10,7 +11,6 @@ import io.fencepost.lock.spi.HandOverRequest;
 import io.fencepost.lock.spi.LeaseHandOver;
 import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.QueueTicket;
-import io.fencepost.lock.spi.RecentKeys;
 import io.fencepost.lock.spi.Registration;
 import io.fencepost.lock.spi.ReleaseRequest;
 import io.fencepost.lock.spi.RenewRequest;

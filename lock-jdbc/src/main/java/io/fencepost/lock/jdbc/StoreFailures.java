@@ -1,7 +1,7 @@
 package io.fencepost.lock.jdbc;
 
 import io.fencepost.lock.LockStoreException;
-import io.fencepost.lock.spi.Durations;
+import io.fencepost.lock.internal.Durations;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;

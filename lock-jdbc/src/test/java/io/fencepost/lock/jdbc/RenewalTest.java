@@ -24,6 +24,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -38,6 +39,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -127,27 +129,90 @@ class RenewalTest {
         PostgresLockManager holder = closer.add(throughProxy.manager(Duration.ofMillis(500)));
         String key = key();
         Lease lease = holder.acquire(key, LockOptions.of(Duration.ofSeconds(3)));
+        DatabaseClock clock = DatabaseClock.read(db);
         AtomicReference<Instant> learnedAt = new AtomicReference<>();
 
         proxy.stall();
-        await().atMost(Duration.ofSeconds(10))
-                .pollInterval(Duration.ofMillis(1))
-                .until(() -> !lease.isHeld());
+        // The moment the holder gives the lease up, on the JVM's clock: the first nanoTime after isHeld() turned
+        // false is no earlier than it. Comparing that with the row's expiry on the database's clock (mapped by
+        // the reading above) does not depend on how long anything after it takes.
+        long gaveUpBy = firstNanoTimeNotHeld(
+                lease, clock.earliestNanosAt(lease.expiresAt().minusMillis(300)));
+        Instant storeExpiry = expiresAt(key);
 
-        try (Connection direct = db.dataSource().getConnection();
-                PreparedStatement query = direct.prepareStatement(
-                        "SELECT expires_at > clock_timestamp() FROM distributed_lock WHERE lock_key = ?")) {
-            query.setString(1, key);
-            try (ResultSet rs = query.executeQuery()) {
-                assertThat(rs.next()).isTrue();
-                assertThat(rs.getBoolean(1))
-                        .as("the database still counts the lease as live when the holder gives it up")
-                        .isTrue();
-            }
-        }
+        assertThat(clock.latestAt(gaveUpBy))
+                .as("the latest database time at which the holder can have given the lease up")
+                .isBefore(storeExpiry);
         lease.onLost(e -> learnedAt.set(Instant.now()));
         await().atMost(Duration.ofSeconds(2)).until(() -> learnedAt.get() != null);
         proxy.resume();
+    }
+
+    /** Spins on {@code isHeld()} from {@code spinFrom} on (parked until then, to leave the CPU to the rest). */
+    private static long firstNanoTimeNotHeld(Lease lease, long spinFrom) {
+        long now;
+        while ((now = System.nanoTime()) - spinFrom < 0 && lease.isHeld()) {
+            LockSupport.parkNanos(Math.min(spinFrom - now, 10_000_000L));
+        }
+        long giveUp = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (lease.isHeld()) {
+            if (System.nanoTime() - giveUp > 0) {
+                throw new AssertionError("the lease was still held 10 s after its expiry without the database");
+            }
+            Thread.onSpinWait();
+        }
+        return System.nanoTime();
+    }
+
+    private Instant expiresAt(String key) throws Exception {
+        try (Connection direct = db.dataSource().getConnection();
+                PreparedStatement query =
+                        direct.prepareStatement("SELECT expires_at FROM distributed_lock WHERE lock_key = ?")) {
+            query.setString(1, key);
+            try (ResultSet rs = query.executeQuery()) {
+                assertThat(rs.next()).as("the lease row of " + key).isTrue();
+                return rs.getObject(1, OffsetDateTime.class).toInstant();
+            }
+        }
+    }
+
+    /**
+     * The database's clock against the JVM's monotonic one, from the tightest of a few readings: at the reading's
+     * start the database's time was at most what it answered.
+     */
+    private record DatabaseClock(long startNanos, Instant answered) {
+
+        static DatabaseClock read(PostgresTestDatabase db) throws Exception {
+            DatabaseClock best = null;
+            long bestWidth = Long.MAX_VALUE;
+            try (Connection direct = db.dataSource().getConnection();
+                    PreparedStatement query = direct.prepareStatement("SELECT clock_timestamp()")) {
+                for (int i = 0; i < 5; i++) {
+                    long start = System.nanoTime();
+                    Instant answered;
+                    try (ResultSet rs = query.executeQuery()) {
+                        rs.next();
+                        answered = rs.getObject(1, OffsetDateTime.class).toInstant();
+                    }
+                    long width = System.nanoTime() - start;
+                    if (width < bestWidth) {
+                        bestWidth = width;
+                        best = new DatabaseClock(start, answered);
+                    }
+                }
+            }
+            return best;
+        }
+
+        /** The earliest JVM time at which the database's clock can read {@code at}. */
+        long earliestNanosAt(Instant at) {
+            return startNanos + Duration.between(answered, at).toNanos();
+        }
+
+        /** The latest the database's clock can have read at JVM time {@code nanos}. */
+        Instant latestAt(long nanos) {
+            return answered.plusNanos(nanos - startNanos);
+        }
     }
 
     @Test

@@ -17,7 +17,9 @@ final class EmbeddedDatabase {
     static EmbeddedPostgres start(int port) {
         // Stopped by whoever owns it (a Spring context), after the pools on it: zonky's own shutdown hook would stop
         // the server while the application is still shutting down on it.
-        EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder().setRegisterShutdownHook(false);
+        // synchronous_commit back to PostgreSQL's default (the library turns it off): the lab shows durable grants.
+        EmbeddedPostgres.Builder builder =
+                EmbeddedPostgres.builder().setRegisterShutdownHook(false).setServerConfig("synchronous_commit", "on");
         if (port > 0) {
             builder.setPort(port);
         }

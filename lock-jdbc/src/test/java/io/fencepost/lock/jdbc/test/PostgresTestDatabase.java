@@ -224,7 +224,11 @@ public final class PostgresTestDatabase implements BeforeAllCallback, AfterAllCa
 
     private static Server startEmbedded(String why) {
         try {
-            EmbeddedPostgres embedded = EmbeddedPostgres.builder().start();
+            // The library turns synchronous_commit off for speed; the tests check durability settings and WAL flushes
+            // as a production server has them, so the embedded server runs with PostgreSQL's own default.
+            EmbeddedPostgres embedded = EmbeddedPostgres.builder()
+                    .setServerConfig("synchronous_commit", "on")
+                    .start();
             Runtime.getRuntime().addShutdownHook(new Thread(() -> closeQuietly(embedded), "fencepost-test-pg-stop"));
             return new Server(
                     "an embedded PostgreSQL on port " + embedded.getPort() + " (" + why + ")",

@@ -6,7 +6,7 @@ import io.fencepost.lock.LockManager;
 import io.fencepost.lock.LockNotAcquiredException;
 import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.OnLocked;
-import io.fencepost.lock.spi.Durations;
+import io.fencepost.lock.internal.Durations;
 import io.fencepost.lock.spring.transaction.TransactionFence;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;

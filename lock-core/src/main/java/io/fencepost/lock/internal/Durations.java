@@ -1,4 +1,4 @@
-package io.fencepost.lock.spi;
+package io.fencepost.lock.internal;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;

@@ -1,4 +1,4 @@
-package io.fencepost.lock.spi;
+package io.fencepost.lock.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

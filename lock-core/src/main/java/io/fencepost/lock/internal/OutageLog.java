@@ -1,4 +1,4 @@
-package io.fencepost.lock.spi;
+package io.fencepost.lock.internal;
 
 import java.lang.System.Logger.Level;
 import java.text.MessageFormat;

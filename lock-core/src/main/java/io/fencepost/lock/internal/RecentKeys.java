@@ -1,4 +1,4 @@
-package io.fencepost.lock.spi;
+package io.fencepost.lock.internal;
 
 import java.time.Duration;
 import java.util.Objects;
