@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * database. The test starts its own PostgreSQL (never the shared server) with a hostile default of
  * {@code synchronous_commit = off}, so only the acquire statement's own durability setting can save the grants.
  */
+@Tag("full")
 class CrashRecoveryTest {
 
     @TempDir

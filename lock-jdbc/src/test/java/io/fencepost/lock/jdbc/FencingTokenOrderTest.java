@@ -30,6 +30,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -52,6 +53,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * naive statement (no draw lock) run through the same interleaving grants the key later with a lower token, which
  * shows that the interleaving is real.
  */
+@Tag("server-version")
 class FencingTokenOrderTest {
 
     @RegisterExtension

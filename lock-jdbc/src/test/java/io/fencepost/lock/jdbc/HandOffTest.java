@@ -41,11 +41,14 @@ class HandOffTest {
 
     private static final LockOptions HOLD = LockOptions.of(Duration.ofMinutes(5));
 
+    /** A failed attempt that registers the waiter, and the confirmation of the hand-over (with a spare). */
+    private static final int MAX_STATEMENTS_PER_HANDED_WAIT = 3;
+
     @RegisterExtension
     final CloseAfterEach closer = new CloseAfterEach();
 
     @Test
-    void aWaiterInAnotherJvmAcquiresWithinMillisecondsOfARelease() throws Exception {
+    void aWaiterInAnotherJvmIsHandedTheKeyByTheReleaseWithoutPolling() throws Exception {
         PostgresLockManager holder = closer.add(PostgresLockManager.create(db.dataSource()));
         String key = "handoff:jvm";
         Process worker = new ProcessBuilder(
@@ -65,6 +68,7 @@ class HandOffTest {
         assertThat(fromWorker.readLine()).isEqualTo("ready");
 
         List<Long> latenciesMicros = new ArrayList<>();
+        List<Integer> statementsPerWait = new ArrayList<>();
         for (int round = 0; round < 7; round++) {
             Lease lease = holder.acquire(
                     key, HOLD.toBuilder().waitTime(Duration.ofSeconds(30)).build());
@@ -79,17 +83,24 @@ class HandOffTest {
             lease.release();
             String line = fromWorker.readLine();
             assertThat(line).startsWith("acquired ");
-            long acquiredMicros = Long.parseLong(line.substring("acquired ".length()));
+            String[] fields = line.split(" ");
+            long acquiredMicros = Long.parseLong(fields[1]);
+            statementsPerWait.add(Integer.parseInt(fields[2]));
             latenciesMicros.add(acquiredMicros - ChronoUnit.MICROS.between(Instant.EPOCH, releasedAt));
         }
         toWorker.close();
         assertThat(worker.waitFor(30, TimeUnit.SECONDS)).isTrue();
 
-        List<Long> sorted = latenciesMicros.stream().sorted().toList();
-        System.out.println("hand-off to another JVM, microseconds: " + sorted);
-        // The fallback re-check runs every second; polling would average tens of milliseconds.
-        assertThat(sorted.get(sorted.size() / 2)).as("median hand-off, µs").isLessThan(25_000);
-        assertThat(sorted.get(sorted.size() - 1)).as("slowest hand-off, µs").isLessThan(250_000);
+        // How fast a hand-off is, is the benchmark module's to say (docs/benchmarks.md); printed here for the log.
+        System.out.println("hand-off to another JVM, microseconds: "
+                + latenciesMicros.stream().sorted().toList() + ", statements per wait: " + statementsPerWait);
+        // Each wait spans a 300 ms hold: a waiter that polled (5 to 100 ms backoff) would run a statement every
+        // few tens of milliseconds of it; one that is handed the key runs the attempt that registers it, and at most
+        // a confirmation.
+        // The first wait also starts the worker's listener (LISTEN) and reads the schema.
+        assertThat(statementsPerWait.subList(1, statementsPerWait.size()))
+                .as("statements the waiting JVM ran per wait after its first")
+                .allSatisfy(n -> assertThat(n).isLessThanOrEqualTo(MAX_STATEMENTS_PER_HANDED_WAIT));
     }
 
     @Test

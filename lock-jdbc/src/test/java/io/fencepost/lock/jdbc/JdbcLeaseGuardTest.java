@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,6 +30,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * A transaction bound to a lease with {@link JdbcLeaseGuard}, on PostgreSQL: it commits only while its lease is
  * held, under both isolation levels, and grants of the key wait for it to end.
  */
+@Tag("server-version")
 class JdbcLeaseGuardTest {
 
     @RegisterExtension

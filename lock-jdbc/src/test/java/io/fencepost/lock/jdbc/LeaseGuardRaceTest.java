@@ -20,6 +20,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * lease, binds it at a random moment around its expiry and commits a random while later, as B tries to take the key
  * over at another random moment. Whenever A's commit succeeds, B's grant must come after it and see A's write.
  */
+@Tag("full")
 class LeaseGuardRaceTest {
 
     @RegisterExtension

@@ -6,12 +6,14 @@ import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * How {@link LockStoreHealth} judges what its statements saw: warnings that leave it up, and what takes it down.
  * The starter's {@code LockStoreHealthIndicatorTest} runs it against a real PostgreSQL.
  */
+@Tag("server-version")
 class LockStoreHealthTest {
 
     @Test

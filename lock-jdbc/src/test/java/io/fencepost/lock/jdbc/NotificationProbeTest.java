@@ -21,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * pooler in transaction mode, simulated here by a connection whose LISTEN does nothing), the listener notices within
  * seconds, the health says so, and waiters poll rather than wait for the push fallback.
  */
+@Tag("server-version")
 class NotificationProbeTest {
 
     @RegisterExtension

@@ -8,12 +8,14 @@ import io.fencepost.lock.spi.LeaseStore;
 import java.time.Duration;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The store contract (exclusion under racing attempts, renewal, fencing token order, hand-over, fair queue) through
  * PgBouncer in transaction pooling mode, where every statement may run on another server connection.
  */
+@Tag("full")
 class PgBouncerLeaseStoreContractTest extends LeaseStoreContract implements LeaseHandOverContract, FairQueueContract {
 
     @RegisterExtension

@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Through PgBouncer in session pooling mode each client keeps its server session: the driver's prepared statements
  * are accepted and notifications arrive, so waiters are woken by push.
  */
+@Tag("full")
 class PgBouncerSessionModeTest {
 
     @RegisterExtension

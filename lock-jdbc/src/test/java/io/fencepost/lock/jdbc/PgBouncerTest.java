@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * start-up, notifications do not arrive (the listener notices and the health says so), and waiters in another
  * manager, as in another process, still get a released key quickly because they poll.
  */
+@Tag("full")
 class PgBouncerTest {
 
     @RegisterExtension

@@ -10,11 +10,13 @@ import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The {@link LeaseStore} contract and the lock manager contract (extend, non-reentrant holds, shared leases, permits),
  * run against PostgreSQL on one lock table.
  */
+@Tag("server-version")
 class PostgresLeaseStoreContractTest {
 
     /**

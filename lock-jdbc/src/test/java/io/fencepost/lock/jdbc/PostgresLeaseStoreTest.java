@@ -28,11 +28,13 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /** Store-level behaviour of {@link PostgresLeaseStore} on a real PostgreSQL. */
+@Tag("server-version")
 class PostgresLeaseStoreTest {
 
     @RegisterExtension

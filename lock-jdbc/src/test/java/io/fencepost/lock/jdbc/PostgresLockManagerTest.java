@@ -23,11 +23,13 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /** The foundation's acceptance criteria for {@link PostgresLockManager} on a real PostgreSQL. */
+@Tag("server-version")
 class PostgresLockManagerTest {
 
     @RegisterExtension

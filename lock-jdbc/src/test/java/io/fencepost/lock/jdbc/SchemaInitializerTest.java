@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -27,6 +28,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * The schema: fencepost's own Flyway migration, the plain script, and validation. Each test works in a schema
  * of its own, reached through the connection's search_path as an application's would be.
  */
+@Tag("server-version")
 class SchemaInitializerTest {
 
     @RegisterExtension

@@ -14,6 +14,7 @@ import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -22,6 +23,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * The start-up check of the server: what it refuses by what the server says about itself (unit level, for databases
  * that cannot run here), and on real PostgreSQL the read-only and no-op advisory lock cases it can simulate.
  */
+@Tag("server-version")
 class ServerCheckTest {
 
     @RegisterExtension

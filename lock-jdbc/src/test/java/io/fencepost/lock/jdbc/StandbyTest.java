@@ -21,6 +21,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
 
@@ -28,6 +29,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * A lock manager pointed at a real read-only standby: a primary and a streaming standby made for this class with the
  * machine's PostgreSQL binaries ({@code initdb}, {@code pg_basebackup}); skipped where they are not installed.
  */
+@Tag("full")
 class StandbyTest {
 
     private static Path directory;

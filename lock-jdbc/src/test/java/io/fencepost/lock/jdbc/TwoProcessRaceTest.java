@@ -10,6 +10,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Acceptance 1 of the foundation: two JVM processes with eight threads each race on one key for 2,000 critical
  * sections of a non-atomic read-modify-write. Any overlap of two holders loses an update.
  */
+@Tag("full")
 class TwoProcessRaceTest {
 
     @RegisterExtension

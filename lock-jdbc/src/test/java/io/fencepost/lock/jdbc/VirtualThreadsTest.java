@@ -19,6 +19,7 @@ import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordingStream;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * call done (no deadlock), and no virtual thread pinned to its carrier while it waits, as JFR's
  * {@code jdk.VirtualThreadPinned} events record. Virtual threads need Java 21; CI runs this in its Java 25 build.
  */
+@Tag("jdk")
 class VirtualThreadsTest {
 
     @RegisterExtension

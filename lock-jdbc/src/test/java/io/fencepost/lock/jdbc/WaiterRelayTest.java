@@ -31,6 +31,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.PGConnection;
@@ -42,6 +43,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * between), to the oldest live registration, told by a message the waiter checks, and never to a registration whose
  * waiter stopped refreshing it.
  */
+@Tag("server-version")
 class WaiterRelayTest {
 
     @RegisterExtension

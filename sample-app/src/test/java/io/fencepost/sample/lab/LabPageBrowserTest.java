@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -63,6 +64,7 @@ import org.springframework.test.context.DynamicPropertySource;
             "sample.lab.pause-time=2500ms",
             "sample.lab.outage-time=3s"
         })
+@Tag("full")
 @DirtiesContext
 @EnabledIf(value = "browserInstalled", disabledReason = LabPageBrowserTest.NO_BROWSER)
 class LabPageBrowserTest {

@@ -27,6 +27,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -39,6 +40,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * Three instances of the application, each with its own pools and lock manager, on one database: the settlement
  * job runs exactly once per tick, and transfers sent to all three at once never create or destroy money.
  */
+@Tag("full")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class) // the transfer load first: ticks accumulate meanwhile
 class ThreeInstancesTest {
 

@@ -3,6 +3,7 @@ package io.fencepost.lock.reliability.checker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -10,6 +11,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * The checker is only worth its zero if it finds real bugs: each deliberately broken variant, run briefly, must
  * produce the violations its bug implies.
  */
+@Tag("full")
 class BrokenStoreCheckerTest {
 
     // A blind release does harm only when it comes late, after a takeover, while the next holder still holds the

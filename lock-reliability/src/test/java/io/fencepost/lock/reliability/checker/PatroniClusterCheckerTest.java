@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
  * properties as {@link RandomizedCheckerTest}, for example {@code -Dfencepost.checker.duration=PT20M} (see
  * docs/high-availability.md).
  */
+@Tag("full")
 class PatroniClusterCheckerTest {
 
     private static final String CI_DURATION = "PT150S";

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.Test;
  * exclusive keys, a key of shared and exclusive leases and a key of permits, under every fault the orchestrator knows. Longer runs use the same test with system properties, for example
  * {@code -Dfencepost.checker.duration=PT10M} (see docs/reliability.md).
  */
+@Tag("full")
 class RandomizedCheckerTest {
 
     @Test

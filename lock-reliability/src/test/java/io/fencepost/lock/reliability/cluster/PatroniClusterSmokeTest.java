@@ -13,12 +13,14 @@ import io.fencepost.lock.reliability.support.Pools;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The harness itself: the cluster comes up, a client finds the primary through the multi-host URL, and a lease held
  * across a switchover is still held by its holder alone afterwards, with fencing tokens continuing upward.
  */
+@Tag("full")
 class PatroniClusterSmokeTest {
 
     @Test

@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * <p>Ten rounds of 20 seconds by default, each with fresh managers and a fresh key;
  * {@code -Dfencepost.contention.rounds} and {@code -Dfencepost.contention.seconds} change that.
  */
+@Tag("full")
 class ManyInstancesOneKeyTest {
 
     @RegisterExtension

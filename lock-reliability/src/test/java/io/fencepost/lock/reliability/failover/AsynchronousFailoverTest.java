@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * standby never receives them. This test passes when the hazard shows, which is the point: run the lock table on a
  * primary with synchronous replication ({@link SynchronousFailoverTest}).
  */
+@Tag("full")
 class AsynchronousFailoverTest {
 
     @Test

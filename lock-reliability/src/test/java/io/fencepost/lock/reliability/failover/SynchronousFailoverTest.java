@@ -27,12 +27,14 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Failover to a synchronous standby: every grant a client was told about survives the crash of the primary, a lease
  * held across the failover stays held by its holder alone, and fencing tokens continue upward.
  */
+@Tag("full")
 class SynchronousFailoverTest {
 
     /** A grant some client was told about. */

@@ -22,10 +22,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code pg_terminate_backend} of the lock connections: during a hold, mid-acquire, and of the LISTEN connection. */
+@Tag("full")
 class BackendTerminationTest {
 
     @RegisterExtension

@@ -27,12 +27,14 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The database crashes (immediate shutdown, recovery from WAL) and comes back while a lease is held, while an
  * acquire waits inside the database, and while nobody can reach it. On a server of the test's own.
  */
+@Tag("full")
 class DatabaseRestartTest {
 
     private static LocalPostgres server;

@@ -10,6 +10,7 @@ import io.fencepost.lock.reliability.support.ChildJvm;
 import io.fencepost.lock.reliability.support.Pools;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * ends its idle transaction when the lease's remaining time runs out, so another client is granted the key within
  * that time plus a second, and the frozen holder's transaction never commits.
  */
+@Tag("full")
 class FrozenFencedHolderTest {
 
     @RegisterExtension

@@ -17,6 +17,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * paused holder wakes up and writes too: the fencing guard must refuse it. Once in this JVM (renewal and watchdog
  * stopped, the holder having checked its lease just before), once as a real process stopped with SIGSTOP.
  */
+@Tag("full")
 class PausedHolderTest {
 
     @RegisterExtension

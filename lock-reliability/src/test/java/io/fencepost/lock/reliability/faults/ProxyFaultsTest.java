@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The network between the client and PostgreSQL misbehaves (a proxy written for the tests): latency, stalls in
  * both directions, responses held back while requests get through, and cut connections.
  */
+@Tag("full")
 class ProxyFaultsTest {
 
     @RegisterExtension

@@ -30,6 +30,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -41,6 +42,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * compared verbatim; whatever is refused is refused with {@link IllegalArgumentException} before a single
  * statement runs.
  */
+@Tag("full")
 class HostileInputTest {
 
     @RegisterExtension

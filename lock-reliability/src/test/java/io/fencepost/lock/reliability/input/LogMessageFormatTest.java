@@ -20,6 +20,7 @@ import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import java.util.logging.SimpleFormatter;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * that loses its connection logs at WARNING and DEBUG, and its reconnect and delivery probe at INFO and DEBUG: none
  * may show a placeholder instead of its value.
  */
+@Tag("full")
 class LogMessageFormatTest {
 
     @RegisterExtension

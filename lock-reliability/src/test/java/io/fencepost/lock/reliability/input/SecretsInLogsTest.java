@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * of every statement, owner tokens included. That is the driver's wire trace, outside Fencepost; see
  * docs/reliability.md.
  */
+@Tag("full")
 class SecretsInLogsTest {
 
     @RegisterExtension

@@ -30,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * a yield hands over in under 50 ms at the median; and, by the store's own clock (a trigger records every write of
  * the lease row), no term starts before the previous one ended, and terms increase.
  */
+@Tag("full")
 class LeaderElectionProcessTest {
 
     @RegisterExtension
