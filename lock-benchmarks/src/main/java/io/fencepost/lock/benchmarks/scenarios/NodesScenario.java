@@ -34,19 +34,10 @@ public final class NodesScenario {
         Settings settings = harness.settings();
         Map<Integer, Series<ContendedResult>> byNodes = new LinkedHashMap<>();
         Map<Integer, String> skipped = new LinkedHashMap<>();
-        List<Library> libraries = harness.libraries(
-                Library.RAW,
-                Library.FENCEPOST,
-                Library.FENCEPOST_FAIR,
-                Library.SHEDLOCK,
-                Library.SPRING_INTEGRATION,
-                Library.REDISSON);
+        List<Library> libraries = harness.libraries(ContendedScenario.handOffAnd());
         int perNode =
                 libraries.stream().mapToInt(Nodes::connectionsPerNode).max().orElse(0);
-        try (ChildJvm child = new ChildJvm(ChildJvm.arguments(settings))) {
-            long clock = child.checkClock();
-            harness.log(
-                    "second JVM up; its System.nanoTime() agrees with ours (checked within " + clock / 1000 + " µs)");
+        try (ChildJvm child = ChildJvm.clockChecked(harness)) {
             // Each library's schema set up once (Fencepost's migration), before dozens of nodes start at once.
             libraries.forEach(harness::client);
             for (int nodes : settings.nodeCounts()) {
