@@ -1,11 +1,13 @@
 package io.fencepost.lock.benchmarks.report;
 
+import static io.fencepost.lock.benchmarks.clients.Library.DURABLE_FLOOR;
 import static io.fencepost.lock.benchmarks.clients.Library.FENCEPOST;
 import static io.fencepost.lock.benchmarks.clients.Library.FENCEPOST_FAIR;
 import static io.fencepost.lock.benchmarks.clients.Library.FENCEPOST_STORE;
 import static io.fencepost.lock.benchmarks.clients.Library.RAW;
 import static io.fencepost.lock.benchmarks.clients.Library.RAW_ASYNC;
 import static io.fencepost.lock.benchmarks.clients.Library.REDISSON;
+import static io.fencepost.lock.benchmarks.clients.Library.REDISSON_FSYNC;
 import static io.fencepost.lock.benchmarks.clients.Library.SELECT_ONE;
 
 import io.fencepost.lock.benchmarks.Results;
@@ -134,6 +136,8 @@ final class MissEvidence {
                         durable >= allowedMicros ? "nodes.redisson.durable.over" : "nodes.redisson.durable.under")
                 .addIf(redisson, "nodes.redisson.end")
                 .addIf(s.has(RAW), "nodes.raw")
+                .addIf(s.has(DURABLE_FLOOR), "nodes.floor")
+                .addIf(s.has(REDISSON_FSYNC), "nodes.fsync")
                 .add("nodes.3")
                 .toString();
     }

@@ -28,12 +28,14 @@ final class ChildJvm implements AutoCloseable {
     }
 
     /** The arguments {@link io.fencepost.lock.benchmarks.ChildMain} expects, for this run. */
-    static List<String> arguments(io.fencepost.lock.benchmarks.Settings settings) {
+    static List<String> arguments(Harness harness) {
+        io.fencepost.lock.benchmarks.Settings settings = harness.settings();
         return List.of(
                 settings.jdbcUrl(settings.database()),
                 settings.pgUser(),
                 settings.redisHost(),
-                Integer.toString(settings.redisPort()));
+                Integer.toString(settings.redisPort()),
+                Integer.toString(harness.context().fsyncRedisPort()));
     }
 
     private final Process process;
@@ -70,7 +72,7 @@ final class ChildJvm implements AutoCloseable {
      * ({@link #checkClock()}) and the check logged.
      */
     static ChildJvm clockChecked(Harness harness) throws IOException {
-        ChildJvm child = new ChildJvm(arguments(harness.settings()));
+        ChildJvm child = new ChildJvm(arguments(harness));
         try {
             child.clockCheckNanos = child.checkClock();
         } catch (IOException | RuntimeException e) {

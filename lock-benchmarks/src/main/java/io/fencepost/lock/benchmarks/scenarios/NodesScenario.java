@@ -34,7 +34,8 @@ public final class NodesScenario {
         Settings settings = harness.settings();
         Map<Integer, Series<ContendedResult>> byNodes = new LinkedHashMap<>();
         Map<Integer, String> skipped = new LinkedHashMap<>();
-        List<Library> libraries = harness.libraries(ContendedScenario.handOffAnd());
+        List<Library> libraries =
+                harness.libraries(ContendedScenario.handOffAnd(Library.DURABLE_FLOOR, Library.REDISSON_FSYNC));
         int perNode =
                 libraries.stream().mapToInt(Nodes::connectionsPerNode).max().orElse(0);
         try (ChildJvm child = ChildJvm.clockChecked(harness)) {
@@ -81,8 +82,7 @@ public final class NodesScenario {
                 half,
                 settings.jdbcUrl(settings.database()),
                 settings.pgUser(),
-                settings.redisHost(),
-                settings.redisPort(),
+                harness.context(),
                 Harness.POOL_NAME + "-node")) {
             child.expect("NODES");
             return child.contend(

@@ -35,7 +35,9 @@ class MissEvidenceTest {
                         + " release 80.0 µs. The raw durable ceiling takes 200 µs");
         assertThat(evidence.competitorWhy(Library.SHEDLOCK, 2.0))
                 .contains("ShedLock JdbcTemplate, usingDbTime cycles in 200 µs", "2.0× would need");
-        assertThat(evidence.nodesWhy(8)).startsWith("**8 nodes.** Fencepost: 1,000 CS/s");
+        assertThat(evidence.nodesWhy(8))
+                .startsWith("**8 nodes.** Fencepost: 1,000 CS/s")
+                .contains("The durable floor (", "Redisson on a Redis that fsyncs every write made 1,000 CS/s");
     }
 
     @Test
