@@ -53,6 +53,7 @@ public final class BenchmarkMain {
                 Harness harness = new Harness(settings, database)) {
             harness.log("database " + settings.database() + " created; report goes to " + settings.output());
             describeEnvironment(settings, database, results);
+            describeFsyncRedis(settings, harness, results);
             results.environment.put("load average at start", loadAverage());
             // Counting first: it reads the server's per-database statistics, which the other scenarios' idle
             // connections could still be reporting into for a few seconds after they ran.
@@ -176,9 +177,25 @@ public final class BenchmarkMain {
         for (Library library : Library.values()) {
             if (settings.uses(library)) {
                 results.versions.put(
-                        library.label(),
-                        library.isAvailable() ? library.version() : "not in this version: not measured");
+                        library.label(), library.isAvailable() ? library.version() : library.unavailable());
             }
+        }
+    }
+
+    private static void describeFsyncRedis(Settings settings, Harness harness, Results results) {
+        int port = harness.context().fsyncRedisPort();
+        if (port == 0) {
+            return;
+        }
+        String where = settings.redisHost() + ":" + port;
+        try {
+            Map<String, String> redis = new RedisInfo(settings.redisHost(), port).facts();
+            results.environment.put(
+                    "Redis, fsynced",
+                    redis.getOrDefault("redis_version", "?") + " on " + where + ", started by the harness for "
+                            + Library.REDISSON_FSYNC.id() + " (appendonly yes, appendfsync always, no snapshots)");
+        } catch (IOException e) {
+            results.environment.put("Redis, fsynced", where + " unreachable: " + e.getMessage());
         }
     }
 

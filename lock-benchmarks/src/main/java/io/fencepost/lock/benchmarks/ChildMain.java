@@ -29,13 +29,14 @@ public final class ChildMain {
 
     private ChildMain() {}
 
-    /** Arguments: JDBC URL, database user, Redis host, Redis port. */
+    /** Arguments: JDBC URL, database user, Redis host, Redis port, the fsynced Redis's port (0: none). */
     public static void main(String[] args) throws Exception {
         PrintStream replies = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, "UTF-8");
         // Keep libraries that print to standard output from corrupting the replies.
         System.setOut(System.err);
         HikariDataSource pool = Pools.open(args[0], args[1], Harness.POOL_NAME + "-child", Pools.MAX_SIZE);
-        ClientContext context = new ClientContext(pool, args[2], Integer.parseInt(args[3]), ClientContext.LEASE_TIME);
+        ClientContext context = new ClientContext(
+                pool, args[2], Integer.parseInt(args[3]), ClientContext.LEASE_TIME, Integer.parseInt(args[4]));
         Map<Library, LockClient> clients = new EnumMap<>(Library.class);
         List<Candidate> candidates = new ArrayList<>();
         Nodes nodes = Nodes.none();
@@ -59,8 +60,7 @@ public final class ChildMain {
                                 Integer.parseInt(words[2]),
                                 args[0],
                                 args[1],
-                                args[2],
-                                Integer.parseInt(args[3]),
+                                context,
                                 Harness.POOL_NAME + "-child-node");
                         replies.println("@@NODES");
                     }

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.fencepost.lock.benchmarks.clients.ClientContext;
 import io.fencepost.lock.benchmarks.clients.Library;
 import io.fencepost.lock.benchmarks.clients.LockClient;
+import java.io.IOException;
 import java.time.Duration;
 import java.time.LocalTime;
 import java.time.temporal.ChronoUnit;
@@ -29,16 +30,45 @@ public final class Harness implements AutoCloseable {
 
     private final ClientContext context;
 
+    /** The Redis with every write fsynced, for the one scenario that compares Redisson on it; null otherwise. */
+    private final FsyncRedis fsyncRedis;
+
     private final Map<Library, LockClient> clients = new EnumMap<>(Library.class);
 
     private final long started = System.nanoTime();
 
-    public Harness(Settings settings, BenchDatabase database) {
+    public Harness(Settings settings, BenchDatabase database) throws IOException, InterruptedException {
         this.settings = settings;
         this.database = database;
         this.pool = Pools.open(
                 settings.jdbcUrl(settings.database()), settings.pgUser(), POOL_NAME + "-main", Pools.MAX_SIZE);
-        this.context = new ClientContext(pool, settings.redisHost(), settings.redisPort(), ClientContext.LEASE_TIME);
+        try {
+            this.fsyncRedis = startFsyncRedis();
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            pool.close();
+            throw e;
+        }
+        this.context = new ClientContext(
+                pool,
+                settings.redisHost(),
+                settings.redisPort(),
+                ClientContext.LEASE_TIME,
+                fsyncRedis == null ? 0 : fsyncRedis.port());
+    }
+
+    private FsyncRedis startFsyncRedis() throws IOException, InterruptedException {
+        Library library = Library.REDISSON_FSYNC;
+        if (!settings.uses(library) || !settings.runs(Settings.Scenario.NODES)) {
+            return null;
+        }
+        if (!library.isAvailable()) {
+            log(library.id() + " " + library.unavailable());
+            return null;
+        }
+        FsyncRedis redis = FsyncRedis.start(settings.redisHost());
+        log("second Redis for " + library.id() + " on " + settings.redisHost() + ":" + redis.port()
+                + " (appendonly yes, appendfsync always)");
+        return redis;
     }
 
     public Settings settings() {
@@ -89,5 +119,8 @@ public final class Harness implements AutoCloseable {
             }
         }
         pool.close();
+        if (fsyncRedis != null) {
+            fsyncRedis.close();
+        }
     }
 }

@@ -11,24 +11,48 @@ import javax.sql.DataSource;
  * PostgreSQL's session-level advisory lock: the server queues waiters, nothing is persisted, and the connection
  * stays checked out of the pool for as long as the lock is held (releasing it is the session's business).
  */
-public final class AdvisoryLockClient implements LockClient {
+public class AdvisoryLockClient implements LockClient {
 
-    private static final String LOCK_SQL = "SELECT pg_advisory_lock(hashtext(?))";
+    /** The lock, attempt and unlock statements, each binding the key as its one parameter. */
+    record Statements(String lock, String tryLock, String unlock) {
 
-    private static final String TRY_LOCK_SQL = "SELECT pg_try_advisory_lock(hashtext(?))";
+        static final Statements ON_KEY_HASH = new Statements(
+                "SELECT pg_advisory_lock(hashtext(?))",
+                "SELECT pg_try_advisory_lock(hashtext(?))",
+                "SELECT pg_advisory_unlock(hashtext(?))");
 
-    private static final String UNLOCK_SQL = "SELECT pg_advisory_unlock(hashtext(?))";
+        /** The two-number form: the key's hash within {@code lockClass}, apart from the one-number locks. */
+        static Statements inClass(int lockClass) {
+            return new Statements(
+                    "SELECT pg_advisory_lock(" + lockClass + ", hashtext(?))",
+                    "SELECT pg_try_advisory_lock(" + lockClass + ", hashtext(?))",
+                    "SELECT pg_advisory_unlock(" + lockClass + ", hashtext(?))");
+        }
+    }
 
     private final DataSource dataSource;
 
+    private final Statements statements;
+
     public AdvisoryLockClient(ClientContext context) {
-        this.dataSource = context.dataSource();
+        this(context, Statements.ON_KEY_HASH);
     }
+
+    AdvisoryLockClient(ClientContext context, Statements statements) {
+        this.dataSource = context.dataSource();
+        this.statements = statements;
+    }
+
+    /**
+     * Runs on the lock's connection once the server has granted the lock, before the caller holds it; the lock is
+     * given back if it throws. Nothing here: a plain advisory lock's grant is the lock.
+     */
+    void granted(Connection connection, String key) throws SQLException {}
 
     @Override
     public Held acquire(String key, Duration wait) throws Exception {
         Connection connection = dataSource.getConnection();
-        try (PreparedStatement statement = connection.prepareStatement(LOCK_SQL)) {
+        try (PreparedStatement statement = connection.prepareStatement(statements.lock())) {
             statement.setQueryTimeout((int) Math.max(1, wait.toSeconds()));
             statement.setString(1, key);
             statement.executeQuery().close();
@@ -39,14 +63,14 @@ public final class AdvisoryLockClient implements LockClient {
             }
             throw e;
         }
-        return () -> unlock(connection, key);
+        return grant(connection, key);
     }
 
     @Override
     public Held tryAcquire(String key) throws Exception {
         Connection connection = dataSource.getConnection();
         boolean locked;
-        try (PreparedStatement statement = connection.prepareStatement(TRY_LOCK_SQL)) {
+        try (PreparedStatement statement = connection.prepareStatement(statements.tryLock())) {
             statement.setString(1, key);
             try (ResultSet rows = statement.executeQuery()) {
                 rows.next();
@@ -60,12 +84,22 @@ public final class AdvisoryLockClient implements LockClient {
             connection.close();
             return null;
         }
+        return grant(connection, key);
+    }
+
+    private Held grant(Connection connection, String key) throws SQLException {
+        try {
+            granted(connection, key);
+        } catch (SQLException | RuntimeException e) {
+            unlock(connection, key);
+            throw e;
+        }
         return () -> unlock(connection, key);
     }
 
-    private static void unlock(Connection connection, String key) throws SQLException {
+    private void unlock(Connection connection, String key) throws SQLException {
         try (connection;
-                PreparedStatement statement = connection.prepareStatement(UNLOCK_SQL)) {
+                PreparedStatement statement = connection.prepareStatement(statements.unlock())) {
             statement.setString(1, key);
             statement.executeQuery().close();
         }

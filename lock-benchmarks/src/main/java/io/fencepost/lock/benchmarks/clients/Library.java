@@ -1,5 +1,6 @@
 package io.fencepost.lock.benchmarks.clients;
 
+import io.fencepost.lock.benchmarks.FsyncRedis;
 import io.fencepost.lock.jdbc.PostgresLockManager;
 import java.util.Arrays;
 import java.util.function.Function;
@@ -104,6 +105,20 @@ public enum Library {
             () -> "Redisson " + Versions.of(Redisson.class) + ", getSemaphore(key), trySetPermits(" + Library.PERMITS
                     + "), tryAcquire(wait)/release()",
             c -> RedissonSemaphoreClient.plain(c, Library.PERMITS),
+            true),
+    DURABLE_FLOOR(
+            "durable-floor",
+            "durable floor: `pg_advisory_lock` queue + one durable upsert per grant",
+            () -> "PostgreSQL session advisory lock to wait, then INSERT … ON CONFLICT DO UPDATE of a lease row with"
+                    + " nextval, synchronous_commit on; release pg_advisory_unlock",
+            DurableFloorClient::new,
+            true),
+    REDISSON_FSYNC(
+            "redisson-fsync",
+            "Redisson RLock, Redis with appendfsync always",
+            () -> "Redisson " + Versions.of(Redisson.class) + " against a second redis-server started by the harness"
+                    + " (appendonly yes, appendfsync always, no snapshots)",
+            c -> new RedissonLockClient(c.onFsyncRedis()),
             true);
 
     /** Permits per key wherever a row takes permits (Fencepost's permits, Redisson's semaphores). */
@@ -167,10 +182,14 @@ public enum Library {
     /**
      * A variant measured only where it changes something: fair mode in the contended scenario, shared leases and
      * permits in their own scenarios (and their cycles in the counting one), the bare insert as the floor of a losing
-     * attempt.
+     * attempt, the durable floor and Redisson on an fsynced Redis as the durable references of the nodes scenario.
      */
     public boolean isVariant() {
-        return this == FENCEPOST_FAIR || this == RAW_INSERT || !isExclusive();
+        return this == FENCEPOST_FAIR
+                || this == RAW_INSERT
+                || this == DURABLE_FLOOR
+                || this == REDISSON_FSYNC
+                || !isExclusive();
     }
 
     /** Whether one holder excludes every other (false for shared leases and permits). */
@@ -181,14 +200,28 @@ public enum Library {
         };
     }
 
-    /** Whether the code under test has what this row needs. */
+    /** Whether the code under test, and this machine, have what this row needs. */
     public boolean isAvailable() {
-        return this != FENCEPOST_FAIR || FencepostClient.supportsFairMode();
+        return switch (this) {
+            case FENCEPOST_FAIR -> FencepostClient.supportsFairMode();
+            case REDISSON_FSYNC -> FsyncRedis.binary().isPresent();
+            default -> true;
+        };
+    }
+
+    /** Why this row is not measured, where it is not {@link #isAvailable() available}. */
+    public String unavailable() {
+        return this == REDISSON_FSYNC
+                ? "skipped: no redis-server on the PATH to start a Redis with appendfsync always"
+                : "not in this version: not measured";
     }
 
     /** Whether the library talks to Redis rather than PostgreSQL. */
     public boolean onRedis() {
-        return this == REDISSON || this == REDISSON_READ || this == REDISSON_PERMITS || this == REDISSON_SEMAPHORE;
+        return switch (this) {
+            case REDISSON, REDISSON_READ, REDISSON_PERMITS, REDISSON_SEMAPHORE, REDISSON_FSYNC -> true;
+            default -> false;
+        };
     }
 
     public LockClient open(ClientContext context) {

@@ -28,13 +28,14 @@ public final class Nodes implements AutoCloseable {
 
     /**
      * Connections one node of {@code library} keeps: Fencepost one for its {@code LISTEN} and one for statements;
-     * Spring Integration two as headroom (its repository runs every call in a transaction of its own); raw SQL and
-     * ShedLock one; Redisson none on PostgreSQL.
+     * Spring Integration two as headroom (its repository runs every call in a transaction of its own); raw SQL,
+     * ShedLock and the durable floor (its advisory lock's connection, kept for the hold) one; Redisson none on
+     * PostgreSQL.
      */
     public static int connectionsPerNode(Library library) {
         return switch (library) {
             case FENCEPOST, FENCEPOST_FAIR, SPRING_INTEGRATION -> 2;
-            case REDISSON -> 0;
+            case REDISSON, REDISSON_FSYNC -> 0;
             default -> 1;
         };
     }
@@ -47,16 +48,16 @@ public final class Nodes implements AutoCloseable {
     /**
      * Opens {@code count} nodes of {@code library}, all at once (a manager's start-up checks and a Redisson client's
      * connections take a while, and dozens of nodes open before every round); their pools are named
-     * {@code <name>-<i>}.
+     * {@code <name>-<i>}. Each node's client has its own pool in place of {@code shared}'s, and the rest of it.
      */
     public static Nodes open(
-            Library library, int count, String jdbcUrl, String user, String redisHost, int redisPort, String name) {
+            Library library, int count, String jdbcUrl, String user, ClientContext shared, String name) {
         Nodes nodes = new Nodes();
         List<Callable<Void>> opens = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             String poolName = name + "-" + i;
             opens.add(() -> {
-                nodes.openOne(library, jdbcUrl, user, redisHost, redisPort, poolName);
+                nodes.openOne(library, jdbcUrl, user, shared, poolName);
                 return null;
             });
         }
@@ -69,7 +70,7 @@ public final class Nodes implements AutoCloseable {
         return nodes;
     }
 
-    private void openOne(Library library, String jdbcUrl, String user, String redisHost, int redisPort, String name) {
+    private void openOne(Library library, String jdbcUrl, String user, ClientContext shared, String name) {
         HikariDataSource pool = null;
         if (connectionsPerNode(library) > 0) {
             pool = Pools.open(jdbcUrl, user, name, connectionsPerNode(library));
@@ -77,8 +78,12 @@ public final class Nodes implements AutoCloseable {
                 pools.add(pool);
             }
         }
-        ClientContext context = new ClientContext(pool, redisHost, redisPort, ClientContext.LEASE_TIME);
-        LockClient client = library == Library.REDISSON ? smallRedisson(context) : library.open(context);
+        ClientContext context = shared.withDataSource(pool);
+        LockClient client = switch (library) {
+            case REDISSON -> smallRedisson(context);
+            case REDISSON_FSYNC -> smallRedisson(context.onFsyncRedis());
+            default -> library.open(context);
+        };
         synchronized (this) {
             clients.add(client);
         }

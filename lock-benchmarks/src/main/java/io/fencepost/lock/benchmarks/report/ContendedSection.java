@@ -48,8 +48,13 @@ record ContendedSection(Settings settings, Results r, Markdown md) implements Se
             case REDISSON -> "pub/sub wake-up";
             case ADVISORY -> "server-side queue";
             case FENCEPOST_FAIR -> "as Fencepost, every waiter registered and served in arrival order";
-            case FENCEPOST_SHARED, FENCEPOST_PERMITS, REDISSON_READ, REDISSON_PERMITS, REDISSON_SEMAPHORE ->
-                Fmt.NONE; // not in this scenario
+            case FENCEPOST_SHARED,
+                    FENCEPOST_PERMITS,
+                    REDISSON_READ,
+                    REDISSON_PERMITS,
+                    REDISSON_SEMAPHORE,
+                    DURABLE_FLOOR,
+                    REDISSON_FSYNC -> Fmt.NONE; // not in this scenario
             case SELECT_ONE, FENCEPOST_STORE, RAW_INSERT -> Fmt.NONE;
         };
     }

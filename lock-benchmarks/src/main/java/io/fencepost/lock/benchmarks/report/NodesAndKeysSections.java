@@ -19,6 +19,20 @@ import java.util.Map;
  */
 record NodesAndKeysSections(Settings settings, Results r, Markdown md) implements Section {
 
+    /** What the two durable references of the nodes scenario are, and why they are there. */
+    static final String DURABLE_REFERENCES = "The durable floor and Redisson on an fsynced Redis are references for"
+            + " a lock whose grants are durable. The *durable floor* is the least such a hand-off can cost on"
+            + " PostgreSQL: each node waits in the server's own lock queue (a blocking `pg_advisory_lock(class,"
+            + " hashtext(key))` on a connection of its own, so the server wakes it when the holder unlocks), and each"
+            + " grant is one autocommit `INSERT … ON CONFLICT DO UPDATE` of a lease row with `nextval` for the"
+            + " fencing token, committed with `synchronous_commit` on; the release is `pg_advisory_unlock`. That is"
+            + " one wake-up and one WAL flush per hand-off and nothing else: the row's expiry is written but never"
+            + " checked, and nothing renews. *Redisson, Redis with appendfsync always* is the same Redisson `RLock`"
+            + " against a second `redis-server` that the harness starts with `--appendonly yes --appendfsync always"
+            + " --save ''`, so that every grant is on disk before Redis answers. Fencepost's rate is bounded by one"
+            + " flush per hand-off: these two rows show that bound for locks whose grants survive a crash, where"
+            + " the plain Redisson row persists nothing.";
+
     @Override
     public void write() {
         nodes();
@@ -42,6 +56,10 @@ record NodesAndKeysSections(Settings settings, Results r, Markdown md) implement
                 + " of critical sections followed by one of the same node. Overlapping critical sections (a safety"
                 + " check) were " + (overlaps == 0 ? "never seen." : "**seen " + overlaps + " times**."));
         md.line();
+        if (r.nodes.values().stream().anyMatch(s -> s.has(Library.DURABLE_FLOOR) || s.has(Library.REDISSON_FSYNC))) {
+            md.line(DURABLE_REFERENCES);
+            md.line();
+        }
         r.nodesSkipped.forEach((nodes, why) -> {
             md.line("*" + nodes + " nodes: not measured, " + why + ".*");
             md.line();
@@ -52,8 +70,8 @@ record NodesAndKeysSections(Settings settings, Results r, Markdown md) implement
     private static String poolSizes() {
         return "Fencepost " + Nodes.connectionsPerNode(FENCEPOST) + " connections, one for its `LISTEN` and one for"
                 + " its statements; Spring Integration " + Nodes.connectionsPerNode(Library.SPRING_INTEGRATION)
-                + "; raw SQL and ShedLock " + Nodes.connectionsPerNode(RAW) + "; Redisson one client with at most 2"
-                + " connections for commands, 1 for pub/sub and 2 Netty threads";
+                + "; raw SQL, ShedLock and the durable floor " + Nodes.connectionsPerNode(RAW) + "; Redisson one"
+                + " client with at most 2 connections for commands, 1 for pub/sub and 2 Netty threads";
     }
 
     private static String waitsBy(Library library) {
@@ -66,7 +84,8 @@ record NodesAndKeysSections(Settings settings, Results r, Markdown md) implement
             case FENCEPOST_FAIR -> "as Fencepost, every waiter registered and served in arrival order";
             case SHEDLOCK -> "harness polls every 5 ms (ShedLock never waits)";
             case SPRING_INTEGRATION -> "polls every 100 ms";
-            case REDISSON -> "pub/sub wake-up";
+            case REDISSON, REDISSON_FSYNC -> "pub/sub wake-up";
+            case DURABLE_FLOOR -> "server-side lock queue (blocking `pg_advisory_lock`)";
             default -> Fmt.NONE;
         };
     }

@@ -91,7 +91,9 @@ public final class Report {
         md.line();
         md.line(
                 "Needs PostgreSQL on 127.0.0.1:5432 (user `postgres`, trust authentication) and Redis on 127.0.0.1:6379;"
-                        + " the harness creates the database `fencepost_bench`, and drops it at the end.");
+                        + " the harness creates the database `fencepost_bench`, and drops it at the end. For"
+                        + " Redisson on an fsynced Redis (nodes scenario) it starts `redis-server` from the PATH on a"
+                        + " free port, and skips that case where there is none.");
         md.line();
         md.line("```sh");
         md.line(RUN_COMMAND + "            # build, then the full run (about 15 minutes); rewrites docs/benchmarks.md"
@@ -111,7 +113,8 @@ public final class Report {
         md.line();
         md.line("The script runs `./mvnw -q -B -pl lock-benchmarks -am package -DskipTests` and then `java -jar"
                 + " lock-benchmarks/target/lock-benchmarks.jar`. The module is compiled by every build but runs"
-                + " nothing during it (its only tests check how a partial run's report is merged).");
+                + " nothing during it (its only tests check how a partial run's report is merged and that the"
+                + " report's prose fills in).");
         md.line();
     }
 
@@ -192,9 +195,10 @@ public final class Report {
                 + " ratios within this run rather than absolute figures across runs. The load average at the start"
                 + " and end is in the environment table, and for a section merged from a later run in its"
                 + " *Measured* line.");
-        md.line("- Redis runs without persistence here and Redisson's grants are never fsynced; `pg_advisory_lock`"
-                + " grants persist nothing either and end with their session. Neither gives fencing tokens. They are"
-                + " the speed a lock without durability can reach, not equivalents.");
+        md.line("- Redis runs without persistence here and Redisson's grants are never fsynced (except in the nodes"
+                + " scenario's Redisson on a second Redis with `appendfsync always`); `pg_advisory_lock` grants"
+                + " persist nothing either and end with their session. Neither gives fencing tokens. They are the"
+                + " speed a lock without durability can reach, not equivalents.");
         md.line("- ShedLock is a scheduler lock that skips rather than waits; its contended figures measure the"
                 + " harness's 5 ms retry loop around it. Spring Integration's lock expires after 10 s unless renewed"
                 + " explicitly.");

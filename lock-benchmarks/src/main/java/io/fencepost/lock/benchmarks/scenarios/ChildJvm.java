@@ -1,5 +1,6 @@
 package io.fencepost.lock.benchmarks.scenarios;
 
+import io.fencepost.lock.benchmarks.Harness;
 import io.fencepost.lock.benchmarks.clients.Library;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -27,12 +28,14 @@ final class ChildJvm implements AutoCloseable {
     }
 
     /** The arguments {@link io.fencepost.lock.benchmarks.ChildMain} expects, for this run. */
-    static List<String> arguments(io.fencepost.lock.benchmarks.Settings settings) {
+    static List<String> arguments(Harness harness) {
+        io.fencepost.lock.benchmarks.Settings settings = harness.settings();
         return List.of(
                 settings.jdbcUrl(settings.database()),
                 settings.pgUser(),
                 settings.redisHost(),
-                Integer.toString(settings.redisPort()));
+                Integer.toString(settings.redisPort()),
+                Integer.toString(harness.context().fsyncRedisPort()));
     }
 
     private final Process process;
@@ -40,6 +43,8 @@ final class ChildJvm implements AutoCloseable {
     private final PrintWriter commands;
 
     private final BufferedReader replies;
+
+    private long clockCheckNanos;
 
     ChildJvm(List<String> arguments) throws IOException {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
@@ -60,6 +65,28 @@ final class ChildJvm implements AutoCloseable {
         this.commands = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
         this.replies = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         expect("READY");
+    }
+
+    /**
+     * The second JVM of a run whose hand-off times span both JVMs: started, its clock checked against ours
+     * ({@link #checkClock()}) and the check logged.
+     */
+    static ChildJvm clockChecked(Harness harness) throws IOException {
+        ChildJvm child = new ChildJvm(arguments(harness));
+        try {
+            child.clockCheckNanos = child.checkClock();
+        } catch (IOException | RuntimeException e) {
+            child.close();
+            throw e;
+        }
+        harness.log("second JVM up; its System.nanoTime() agrees with ours (checked within "
+                + child.clockCheckNanos / 1000 + " µs)");
+        return child;
+    }
+
+    /** The width of the window in which this JVM's clock reading had to fall, in nanoseconds (0 before a check). */
+    long clockCheckNanos() {
+        return clockCheckNanos;
     }
 
     void send(String command) {

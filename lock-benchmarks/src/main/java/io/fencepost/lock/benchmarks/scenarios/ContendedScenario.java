@@ -4,9 +4,11 @@ import io.fencepost.lock.benchmarks.Harness;
 import io.fencepost.lock.benchmarks.Series;
 import io.fencepost.lock.benchmarks.Settings;
 import io.fencepost.lock.benchmarks.clients.Library;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * Threads on one key across two JVMs (this one and a second process it starts), half in each: critical sections per
@@ -14,6 +16,15 @@ import java.util.Map;
  * straight back.
  */
 public final class ContendedScenario {
+
+    /** The exclusive locks whose hand-offs both two-JVM scenarios compare; each adds the cases of its own. */
+    private static final List<Library> HAND_OFF = List.of(
+            Library.RAW,
+            Library.FENCEPOST,
+            Library.FENCEPOST_FAIR,
+            Library.SHEDLOCK,
+            Library.SPRING_INTEGRATION,
+            Library.REDISSON);
 
     private final Harness harness;
 
@@ -32,18 +43,9 @@ public final class ContendedScenario {
     public Map<Integer, Series<ContendedResult>> run() throws Exception {
         Settings settings = harness.settings();
         Map<Integer, Series<ContendedResult>> byThreads = new LinkedHashMap<>();
-        List<Library> libraries = harness.libraries(
-                Library.RAW,
-                Library.FENCEPOST,
-                Library.FENCEPOST_FAIR,
-                Library.SHEDLOCK,
-                Library.SPRING_INTEGRATION,
-                Library.REDISSON,
-                Library.ADVISORY);
-        try (ChildJvm child = new ChildJvm(ChildJvm.arguments(settings))) {
-            clockCheckNanos = child.checkClock();
-            harness.log("second JVM up; its System.nanoTime() agrees with ours (checked within "
-                    + clockCheckNanos / 1000 + " µs)");
+        List<Library> libraries = harness.libraries(handOffAnd(Library.ADVISORY));
+        try (ChildJvm child = ChildJvm.clockChecked(harness)) {
+            clockCheckNanos = child.clockCheckNanos();
             for (Library library : libraries) {
                 harness.client(library);
                 child.send("OPEN " + library.id());
@@ -61,6 +63,11 @@ public final class ContendedScenario {
             }
         }
         return byThreads;
+    }
+
+    /** {@link #HAND_OFF} followed by {@code more}. */
+    static Library[] handOffAnd(Library... more) {
+        return Stream.concat(HAND_OFF.stream(), Arrays.stream(more)).toArray(Library[]::new);
     }
 
     private ContendedResult measure(ChildJvm child, Library library, int threads) throws Exception {

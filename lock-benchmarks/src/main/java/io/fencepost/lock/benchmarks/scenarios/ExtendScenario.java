@@ -1,7 +1,6 @@
 package io.fencepost.lock.benchmarks.scenarios;
 
 import io.fencepost.lock.benchmarks.Harness;
-import io.fencepost.lock.benchmarks.Samples;
 import io.fencepost.lock.benchmarks.Series;
 import io.fencepost.lock.benchmarks.clients.ClientContext;
 import io.fencepost.lock.benchmarks.clients.ExtendableClient;
@@ -39,27 +38,13 @@ public final class ExtendScenario {
     private CycleResult measure(Library library) throws Exception {
         ExtendableClient client = (ExtendableClient) harness.client(library);
         ExtendableClient.Extendable lease = client.hold("bench:" + library.id() + ":extend");
-        Samples calls = new Samples(64 * 1024);
-        long refused = 0;
-        long n = 0;
-        long start = System.nanoTime();
-        long end = start + harness.settings().cycleWindow().toNanos();
-        long now = start;
         try {
-            while (now < end) {
-                long t0 = System.nanoTime();
-                boolean extended = lease.extend(ClientContext.LEASE_TIME);
-                now = System.nanoTime();
-                if (!extended) {
-                    refused++;
-                    continue;
-                }
-                calls.add(now - t0);
-                n++;
-            }
+            return BackToBack.run(
+                    harness.settings().cycleWindow(),
+                    () -> lease.extend(ClientContext.LEASE_TIME),
+                    extended -> !extended);
         } finally {
             lease.release();
         }
-        return CycleResult.of(n, now - start, calls, calls, new Samples(), refused);
     }
 }

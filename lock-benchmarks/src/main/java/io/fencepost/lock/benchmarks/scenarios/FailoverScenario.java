@@ -151,7 +151,7 @@ public final class FailoverScenario {
         List<Double> left = new ArrayList<>();
         int attempts = 0;
         for (int i = 0; i < settings.kills(); i++) {
-            try (ChildJvm child = new ChildJvm(ChildJvm.arguments(settings))) {
+            try (ChildJvm child = new ChildJvm(ChildJvm.arguments(harness))) {
                 child.send("LEAD " + library.id() + " " + group + " " + lease.toMillis());
                 child.expect("LEADER");
                 try (Candidate waiting = candidate(library, group)) {

@@ -1,7 +1,6 @@
 package io.fencepost.lock.benchmarks.scenarios;
 
 import io.fencepost.lock.benchmarks.Harness;
-import io.fencepost.lock.benchmarks.Samples;
 import io.fencepost.lock.benchmarks.Series;
 import io.fencepost.lock.benchmarks.clients.Library;
 import io.fencepost.lock.benchmarks.clients.LockClient;
@@ -48,24 +47,13 @@ public final class LosingScenario {
         String key = "bench:" + library.id() + ":busy";
         // Taken anew each round: Spring Integration's lock expires after 10 s unless renewed.
         try (HeldElsewhere busy = new HeldElsewhere(holder, key)) {
-            Samples total = new Samples(64 * 1024);
-            long unexpected = 0;
-            long attempts = 0;
-            long start = System.nanoTime();
-            long end = start + harness.settings().losingWindow().toNanos();
-            long now = start;
-            while (now < end) {
-                long t0 = System.nanoTime();
-                LockClient.Held held = client.tryAcquire(busy.key());
-                now = System.nanoTime();
-                if (held != null) {
-                    unexpected++;
-                    held.release();
+            return BackToBack.run(harness.settings().losingWindow(), () -> client.tryAcquire(busy.key()), held -> {
+                if (held == null) {
+                    return false;
                 }
-                total.add(now - t0);
-                attempts++;
-            }
-            return CycleResult.of(attempts, now - start, total, total, new Samples(), unexpected);
+                held.release(); // won a key that is held elsewhere
+                return true;
+            });
         }
     }
 }

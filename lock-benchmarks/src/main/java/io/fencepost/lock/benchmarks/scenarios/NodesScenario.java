@@ -34,19 +34,11 @@ public final class NodesScenario {
         Settings settings = harness.settings();
         Map<Integer, Series<ContendedResult>> byNodes = new LinkedHashMap<>();
         Map<Integer, String> skipped = new LinkedHashMap<>();
-        List<Library> libraries = harness.libraries(
-                Library.RAW,
-                Library.FENCEPOST,
-                Library.FENCEPOST_FAIR,
-                Library.SHEDLOCK,
-                Library.SPRING_INTEGRATION,
-                Library.REDISSON);
+        List<Library> libraries =
+                harness.libraries(ContendedScenario.handOffAnd(Library.DURABLE_FLOOR, Library.REDISSON_FSYNC));
         int perNode =
                 libraries.stream().mapToInt(Nodes::connectionsPerNode).max().orElse(0);
-        try (ChildJvm child = new ChildJvm(ChildJvm.arguments(settings))) {
-            long clock = child.checkClock();
-            harness.log(
-                    "second JVM up; its System.nanoTime() agrees with ours (checked within " + clock / 1000 + " µs)");
+        try (ChildJvm child = ChildJvm.clockChecked(harness)) {
             // Each library's schema set up once (Fencepost's migration), before dozens of nodes start at once.
             libraries.forEach(harness::client);
             for (int nodes : settings.nodeCounts()) {
@@ -90,8 +82,7 @@ public final class NodesScenario {
                 half,
                 settings.jdbcUrl(settings.database()),
                 settings.pgUser(),
-                settings.redisHost(),
-                settings.redisPort(),
+                harness.context(),
                 Harness.POOL_NAME + "-node")) {
             child.expect("NODES");
             return child.contend(

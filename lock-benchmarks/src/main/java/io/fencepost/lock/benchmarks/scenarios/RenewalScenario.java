@@ -10,7 +10,7 @@ import io.fencepost.lock.benchmarks.clients.Library;
 import io.fencepost.lock.benchmarks.clients.RedissonLockClient;
 import io.fencepost.lock.benchmarks.wire.CountingProxy;
 import io.fencepost.lock.benchmarks.wire.RedisInfo;
-import io.fencepost.lock.benchmarks.wire.StatementTimingDataSource;
+import io.fencepost.lock.benchmarks.wire.StatementTiming;
 import io.fencepost.lock.benchmarks.wire.WireCounts;
 import io.fencepost.lock.jdbc.PostgresLockManager;
 import io.fencepost.lock.spi.LockListener;
@@ -78,11 +78,12 @@ public final class RenewalScenario {
                 lost.incrementAndGet();
             }
         };
-        StatementTimingDataSource timing =
-                new StatementTimingDataSource(harness.context().dataSource());
+        StatementTiming timing = new StatementTiming();
         LockOptions options = LockOptions.builder().leaseTime(leaseTime).build();
-        try (PostgresLockManager locks =
-                PostgresLockManager.builder(timing).listener(counting).build()) {
+        try (PostgresLockManager locks = PostgresLockManager.builder(
+                        timing.wrap(harness.context().dataSource()))
+                .listener(counting)
+                .build()) {
             Holding holding = new Holding() {
                 @Override
                 public Object take(String key) {

@@ -5,31 +5,24 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
-import java.sql.ConnectionBuilder;
 import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import javax.sql.DataSource;
-import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 /**
- * Wraps a pool and times every prepared statement executed through it, by leading keyword (as
+ * Times every prepared statement executed through the data sources it wraps, by leading keyword (as
  * {@link PgFrontendCounter#kind} names them). Used where the statements are few but large, such as renewing
  * thousands of leases in one {@code UPDATE}.
  */
-public final class StatementTimingDataSource extends DelegatingDataSource {
+public final class StatementTiming {
 
     private static final Set<String> EXECUTES =
             Set.of("execute", "executeQuery", "executeUpdate", "executeLargeUpdate");
 
     private final Map<String, Samples> byKind = new HashMap<>();
-
-    public StatementTimingDataSource(DataSource target) {
-        super(target);
-    }
 
     /** Durations in nanoseconds of the statements of one kind executed since the last reset (a copy). */
     public synchronized Samples durations(String kind) {
@@ -56,20 +49,20 @@ public final class StatementTimingDataSource extends DelegatingDataSource {
         byKind.computeIfAbsent(kind, k -> new Samples()).add(nanos);
     }
 
-    @Override
-    public Connection getConnection() throws SQLException {
-        return wrap(super.getConnection());
-    }
-
-    @Override
-    public Connection getConnection(String username, String password) throws SQLException {
-        return wrap(super.getConnection(username, password));
-    }
-
-    // Spring's delegate would hand out the pool's own builder, whose connections would escape the timing.
-    @Override
-    public ConnectionBuilder createConnectionBuilder() throws SQLException {
-        throw new SQLFeatureNotSupportedException("connections are only timed when taken with getConnection");
+    /**
+     * {@code target} with every connection taken from it timing its statements here. Its connection builder is
+     * refused: the connections it built would escape the timing.
+     */
+    public DataSource wrap(DataSource target) {
+        return (DataSource) Proxy.newProxyInstance(
+                DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("createConnectionBuilder")) {
+                        throw new SQLFeatureNotSupportedException(
+                                "connections are only timed when taken with getConnection");
+                    }
+                    Object result = invoke(target, method, args);
+                    return method.getName().equals("getConnection") ? wrap((Connection) result) : result;
+                });
     }
 
     private Connection wrap(Connection connection) {
