@@ -17,9 +17,12 @@ final class EmbeddedDatabase {
     static EmbeddedPostgres start(int port) {
         // Stopped by whoever owns it (a Spring context), after the pools on it: zonky's own shutdown hook would stop
         // the server while the application is still shutting down on it.
-        // synchronous_commit back to PostgreSQL's default (the library turns it off): the lab shows durable grants.
-        EmbeddedPostgres.Builder builder =
-                EmbeddedPostgres.builder().setRegisterShutdownHook(false).setServerConfig("synchronous_commit", "on");
+        // fsync and synchronous_commit back to PostgreSQL's defaults (the library turns them off): the lab shows
+        // durable grants.
+        EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
+                .setRegisterShutdownHook(false)
+                .setServerConfig("fsync", "on")
+                .setServerConfig("synchronous_commit", "on");
         if (port > 0) {
             builder.setPort(port);
         }

@@ -224,9 +224,10 @@ public final class PostgresTestDatabase implements BeforeAllCallback, AfterAllCa
 
     private static Server startEmbedded(String why) {
         try {
-            // The library turns synchronous_commit off for speed; the tests check durability settings and WAL flushes
-            // as a production server has them, so the embedded server runs with PostgreSQL's own default.
+            // The library turns fsync and synchronous_commit off for speed; the tests check durability settings and
+            // WAL flushes as a production server has them, so the embedded server runs with PostgreSQL's defaults.
             EmbeddedPostgres embedded = EmbeddedPostgres.builder()
+                    .setServerConfig("fsync", "on")
                     .setServerConfig("synchronous_commit", "on")
                     .start();
             Runtime.getRuntime().addShutdownHook(new Thread(() -> closeQuietly(embedded), "fencepost-test-pg-stop"));
