@@ -1,5 +1,6 @@
 package io.fencepost.lock;
 
+import io.fencepost.lock.internal.LogSafe;
 import io.fencepost.lock.internal.OutageLog;
 import io.fencepost.lock.spi.StoreLimits;
 import java.lang.System.Logger.Level;
@@ -72,7 +73,7 @@ public final class LeaderElection implements AutoCloseable {
                 LOG,
                 "leader election of group ''{1}'' could not reach the lock store: {0}",
                 "leader election of group ''{1}'' reaches the lock store again after {0}",
-                builder.group);
+                LogSafe.text(builder.group));
         this.listener = builder.listener;
         this.options = LockOptions.builder()
                 .name("leader:" + builder.group)
@@ -280,7 +281,8 @@ public final class LeaderElection implements AutoCloseable {
             long term = lease.fencingToken();
             LOG.log(
                     Level.WARNING,
-                    () -> "leadership listener of group '" + group + "' failed on " + callback + " of term " + term,
+                    () -> "leadership listener of group '" + LogSafe.text(group) + "' failed on " + callback
+                            + " of term " + term,
                     e);
         } finally {
             callbacks.unlock();

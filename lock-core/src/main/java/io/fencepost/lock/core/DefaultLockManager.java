@@ -7,6 +7,7 @@ import io.fencepost.lock.LockAdmin;
 import io.fencepost.lock.LockManager;
 import io.fencepost.lock.LockNotAcquiredException;
 import io.fencepost.lock.LockOptions;
+import io.fencepost.lock.internal.LogSafe;
 import io.fencepost.lock.spi.FairQueue;
 import io.fencepost.lock.spi.LeaseHandOver;
 import io.fencepost.lock.spi.LeaseStore;
@@ -132,7 +133,7 @@ public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable
         LOG.log(
                 Level.WARNING,
                 "lock ''{0}'' was force-released by an operator (a live lease was {1}removed)",
-                key,
+                LogSafe.text(key),
                 removed ? "" : "not ");
         held.on(key).forEach(mine -> events.lost(mine, "an operator force-released it"));
         events.wakeWaiters(key);

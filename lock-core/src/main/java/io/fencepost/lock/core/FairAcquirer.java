@@ -1,6 +1,7 @@
 package io.fencepost.lock.core;
 
 import io.fencepost.lock.Lease;
+import io.fencepost.lock.internal.LogSafe;
 import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.FairQueue;
 import io.fencepost.lock.spi.LeaseStore;
@@ -114,7 +115,11 @@ final class FairAcquirer {
                     queue.dequeue(ticket);
                 } catch (RuntimeException e) {
                     // The ticket lapses on its own; until then it delays fair waiters by at most its lifetime.
-                    LOG.log(Level.WARNING, "could not leave the queue of lock ''{0}'': {1}", key, e.toString());
+                    LOG.log(
+                            Level.WARNING,
+                            "could not leave the queue of lock ''{0}'': {1}",
+                            LogSafe.text(key),
+                            LogSafe.text(e.toString()));
                 }
             }
         }

@@ -1,6 +1,7 @@
 package io.fencepost.lock.core;
 
 import io.fencepost.lock.Lease;
+import io.fencepost.lock.internal.LogSafe;
 import io.fencepost.lock.spi.LockListener;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -60,9 +61,9 @@ final class LeaseEvents {
             LOG.log(
                     Level.WARNING,
                     "lost lock ''{0}'' (fencing token {1}): {2}",
-                    lease.key,
+                    LogSafe.text(lease.key),
                     Long.toString(lease.fencingToken),
-                    reason);
+                    LogSafe.text(reason));
             listener.lost(lease.options.name(), LeaseHold.view(lease), reason);
             lease.fireLost();
             wakeWaiters(lease.key);

@@ -1,6 +1,7 @@
 package io.fencepost.lock.core;
 
 import io.fencepost.lock.Lease;
+import io.fencepost.lock.internal.LogSafe;
 import io.fencepost.lock.internal.RecentKeys;
 import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
@@ -172,8 +173,8 @@ final class RegisteredWait {
             LOG.log(
                     Level.WARNING,
                     "could not withdraw from the waiters of lock ''{0}'': {1}",
-                    registration.key(),
-                    e.toString());
+                    LogSafe.text(registration.key()),
+                    LogSafe.text(e.toString()));
         }
     }
 }

@@ -2,6 +2,7 @@ package io.fencepost.lock.core;
 
 import io.fencepost.lock.LeaseMode;
 import io.fencepost.lock.LockStoreException;
+import io.fencepost.lock.internal.LogSafe;
 import io.fencepost.lock.spi.HandOver;
 import io.fencepost.lock.spi.HandOverRequest;
 import io.fencepost.lock.spi.LeaseHandOver;
@@ -106,10 +107,10 @@ final class Releases {
             LOG.log(
                     Level.WARNING,
                     "could not release lock ''{0}'' (fencing token {1}); it expires at {2}: {3}",
-                    lease.key,
+                    LogSafe.text(lease.key),
                     Long.toString(lease.fencingToken),
                     lease.expiresAt(),
-                    e.toString());
+                    LogSafe.text(e.toString()));
             return false;
         } finally {
             // Only now: until the store has answered, local waiters know the key is busy without asking it.
@@ -127,8 +128,8 @@ final class Releases {
             LOG.log(
                     Level.WARNING,
                     "could not release lock ''{0}'' handed to a waiter that gave up: {1}",
-                    key,
-                    e.toString());
+                    LogSafe.text(key),
+                    LogSafe.text(e.toString()));
         }
     }
 }

@@ -41,11 +41,11 @@ public final class OutageLog {
     /** The work failed: the first failure of an outage is logged at WARNING. */
     public void failed(Throwable cause) {
         if (downSinceNanos.compareAndSet(UP, System.nanoTime())) {
-            log.log(Level.WARNING, downMessage, params(String.valueOf(cause)));
+            log.log(Level.WARNING, downMessage, params(LogSafe.text(String.valueOf(cause))));
         }
         if (log.isLoggable(Level.DEBUG)) {
             // Rendered here: a message with a throwable is not formatted again, and must not show its placeholders.
-            log.log(Level.DEBUG, MessageFormat.format(downMessage, params(String.valueOf(cause))), cause);
+            log.log(Level.DEBUG, MessageFormat.format(downMessage, params(LogSafe.text(String.valueOf(cause)))), cause);
         }
     }
 

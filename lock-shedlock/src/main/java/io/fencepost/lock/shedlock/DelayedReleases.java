@@ -2,6 +2,7 @@ package io.fencepost.lock.shedlock;
 
 import io.fencepost.lock.Lease;
 import io.fencepost.lock.LockStoreException;
+import io.fencepost.lock.internal.LogSafe;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -36,10 +37,10 @@ final class DelayedReleases implements AutoCloseable {
                     Level.WARNING,
                     "could not keep ShedLock lock ''{0}'' (fencing token {1}) for its lockAtLeastFor; it ends at {2}:"
                             + " {3}",
-                    lease.key(),
+                    LogSafe.text(lease.key()),
                     Long.toString(lease.fencingToken()),
                     lease.expiresAt(),
-                    e.toString());
+                    LogSafe.text(e.toString()));
             return;
         }
         ScheduledThreadPoolExecutor scheduler = timer();

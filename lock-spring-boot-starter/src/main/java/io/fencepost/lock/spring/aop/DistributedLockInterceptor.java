@@ -7,6 +7,7 @@ import io.fencepost.lock.LockNotAcquiredException;
 import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.OnLocked;
 import io.fencepost.lock.internal.Durations;
+import io.fencepost.lock.internal.LogSafe;
 import io.fencepost.lock.spring.transaction.TransactionFence;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
@@ -155,7 +156,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
         Lease lease = observedAcquire(lock, manager, key, options, registry);
         if (lease == null) {
             if (logger.isDebugEnabled()) {
-                logger.debug("Skipped " + lock.method() + ": lock '" + key + "' is held elsewhere");
+                logger.debug("Skipped " + lock.method() + ": lock '" + LogSafe.text(key) + "' is held elsewhere");
             }
             return lock.skipValue();
         }

@@ -2,6 +2,7 @@ package io.fencepost.lock.spring.aop;
 
 import io.fencepost.lock.Lease;
 import io.fencepost.lock.LeaseLostException;
+import io.fencepost.lock.internal.LogSafe;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.apache.commons.logging.Log;
@@ -39,8 +40,8 @@ final class LossInterrupt implements Consumer<LeaseLostException> {
         lock.lock();
         try {
             if (running) {
-                logger.info(
-                        "Interrupting thread '" + thread.getName() + "' running " + method + ": " + lost.getMessage());
+                logger.info("Interrupting thread '" + thread.getName() + "' running " + method + ": "
+                        + LogSafe.text(lost.getMessage()));
                 thread.interrupt();
             }
         } finally {

@@ -1,6 +1,7 @@
 package io.fencepost.lock.spring.web;
 
 import io.fencepost.lock.LockNotAcquiredException;
+import io.fencepost.lock.internal.LogSafe;
 import java.time.Duration;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -48,7 +49,7 @@ public class LockNotAcquiredExceptionHandler {
     @ExceptionHandler
     ResponseEntity<ProblemDetail> busy(LockNotAcquiredException e) {
         if (logger.isDebugEnabled()) {
-            logger.debug("Answering " + status.value() + ": " + e.getMessage());
+            logger.debug("Answering " + status.value() + ": " + LogSafe.text(e.getMessage()));
         }
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(
                 status, "Another request holds a lock that this request needs; try again.");

@@ -6,6 +6,7 @@ import io.fencepost.lock.LeaseMode;
 import io.fencepost.lock.LockAdmin;
 import io.fencepost.lock.LockManager;
 import io.fencepost.lock.core.DefaultLockManager;
+import io.fencepost.lock.internal.LogSafe;
 import java.security.Principal;
 import java.time.Instant;
 import java.util.Comparator;
@@ -145,15 +146,7 @@ public class LocksEndpoint {
 
     /** Text from a request, with control characters escaped so that it cannot forge log lines. */
     private static String loggable(String text) {
-        StringBuilder out = new StringBuilder(text.length());
-        text.codePoints().forEach(c -> {
-            if (Character.isISOControl(c)) {
-                out.append(String.format("\\u%04x", c));
-            } else {
-                out.appendCodePoint(c);
-            }
-        });
-        return out.toString();
+        return LogSafe.text(text);
     }
 
     private List<HeldLeaseInfo> heldLeases() {
