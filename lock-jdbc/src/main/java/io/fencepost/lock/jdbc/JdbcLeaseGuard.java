@@ -32,7 +32,9 @@ import java.util.Map;
  * <p>It costs one statement in the transaction. While the transaction stays open after it, grants of the key wait for
  * it, so it also bounds the transaction by the lease's remaining time: a transaction left idle longer than that ends
  * its session (PostgreSQL's {@code idle_in_transaction_session_timeout}, set for this transaction only), and a
- * statement running longer is cancelled. Under REPEATABLE READ (and SERIALIZABLE), take the lease before the
+ * statement running longer is cancelled; on PostgreSQL 17+ ({@code transaction_timeout}) so is the transaction as a
+ * whole. Make the check the transaction's last statement before the commit: before 17 nothing bounds a holder that
+ * keeps running short statements after it. Under REPEATABLE READ (and SERIALIZABLE), take the lease before the
  * transaction's first statement, as {@code @DistributedLock} does: a grant made after the transaction's snapshot
  * looks to the check like a change of grant.
  */

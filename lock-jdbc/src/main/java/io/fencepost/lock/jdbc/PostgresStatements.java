@@ -281,8 +281,10 @@ final class PostgresStatements {
      * then. So a renewal never fails the check, and one the snapshot does not show is accounted for by the expiry the
      * holder last had confirmed ({@code :confirmed}, by the database clock), never later than the row's own. A live
      * lease of ours then bounds how long the transaction may stay open: an idle transaction, or a statement, past the
-     * lease's remaining time ends the session (or the statement), never raising a bound the session already had. One
-     * reading of the clock, after the row is locked.
+     * lease's remaining time ends the session (or the statement), never raising a bound the session already had; where
+     * the server has {@code transaction_timeout} (PostgreSQL 17+), so does the transaction as a whole however many
+     * short statements it still runs (a transaction timeout already running keeps its own end). One reading of the
+     * clock, after the row is locked.
      */
     static final String HOLD_UNTIL_COMMIT = """
             SELECT c.fencing_token IS NOT NULL AS found,
@@ -291,6 +293,9 @@ final class PostgresStatements {
                    CASE WHEN c.ours AND r.remaining_ms > 0
                         THEN set_config('idle_in_transaction_session_timeout', r.idle_ms::bigint::text, true) IS NOT NULL
                              AND set_config('statement_timeout', r.statement_ms::bigint::text, true) IS NOT NULL
+                             -- PostgreSQL 17+: the whole rest of the transaction too (its timer starts here)
+                             AND (current_setting('transaction_timeout', true) IS NULL
+                                  OR set_config('transaction_timeout', r.transaction_ms::bigint::text, true) IS NOT NULL)
                    END AS bounded
               FROM (VALUES (1)) AS one (row)
               LEFT JOIN LATERAL (
@@ -307,7 +312,9 @@ final class PostgresStatements {
                          least(m.ms, 2147483647, nullif(ceil(extract(epoch FROM
                                current_setting('idle_in_transaction_session_timeout')::interval) * 1000), 0)) AS idle_ms,
                          least(m.ms, 2147483647, nullif(ceil(extract(epoch FROM
-                               current_setting('statement_timeout')::interval) * 1000), 0)) AS statement_ms
+                               current_setting('statement_timeout')::interval) * 1000), 0)) AS statement_ms,
+                         least(m.ms, 2147483647, nullif(ceil(extract(epoch FROM coalesce(
+                               current_setting('transaction_timeout', true), '0')::interval) * 1000), 0)) AS transaction_ms
                     FROM (SELECT ceil(extract(epoch FROM (c.expires_at - clock_timestamp())) * 1000)::bigint AS ms) AS m
               ) AS r
             """;

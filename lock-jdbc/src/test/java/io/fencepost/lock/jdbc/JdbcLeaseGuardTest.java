@@ -3,6 +3,7 @@ package io.fencepost.lock.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fencepost.lock.Lease;
 import io.fencepost.lock.LeaseLostException;
@@ -416,6 +417,42 @@ class JdbcLeaseGuardTest {
                 assertThat(fresh.fencingToken()).isGreaterThan(lease.fencingToken());
             }
             assertThatThrownBy(tx::commit).isInstanceOf(SQLException.class);
+        }
+        assertThat(balance()).isEqualTo(100);
+    }
+
+    @Test
+    void aTransactionThatKeepsRunningStatementsAfterTheCheckIsEndedWithinTheRemainingLeaseOnPostgres17()
+            throws Exception {
+        Lease lease = a.acquire(
+                KEY,
+                LockOptions.builder()
+                        .leaseTime(Duration.ofMillis(800))
+                        .renew(false)
+                        .build());
+        try (Connection tx = db.unpooledDataSource().getConnection()) {
+            assumeTrue(
+                    tx.getMetaData().getDatabaseMajorVersion() >= 17,
+                    "transaction_timeout needs PostgreSQL 17+ (the version matrix runs this)");
+            tx.setAutoCommit(false);
+            setBalance(tx, 13);
+            guard.holdUntilCommit(tx, lease);
+            long checked = System.nanoTime();
+
+            // Short statements, never idle and each well inside statement_timeout: only the transaction's own bound
+            // can end this before the lease does.
+            SQLException ended = null;
+            while (ended == null && System.nanoTime() - checked < TimeUnit.SECONDS.toNanos(10)) {
+                try (Statement statement = tx.createStatement()) {
+                    statement.execute("SELECT pg_sleep(0.02)");
+                } catch (SQLException e) {
+                    ended = e;
+                }
+            }
+            assertThat((Throwable) ended).as("the server ended the transaction").isNotNull();
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - checked))
+                    .as("within the remaining lease plus 1 s")
+                    .isLessThan(1_800);
         }
         assertThat(balance()).isEqualTo(100);
     }
