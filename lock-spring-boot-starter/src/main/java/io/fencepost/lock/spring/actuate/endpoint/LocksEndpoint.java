@@ -72,10 +72,15 @@ public class LocksEndpoint {
         if (info == null) {
             return null;
         }
-        // Of several leases (shared, permits), the store shows the latest grant: any live one of ours counts.
-        boolean heldHere = heldLeases().stream()
-                .anyMatch(held -> held.key().equals(info.key())
-                        && (info.mode() != LeaseMode.EXCLUSIVE || held.fencingToken() == info.fencingToken()));
+        // The store's holder name is this instance's: a grant the store has made to us is ours before this manager
+        // has recorded it (or after it let go of it locally), which a look at the held leases alone would miss while
+        // the key changes hands. Of several leases (shared, permits), the store shows the latest grant: any live one
+        // of ours counts.
+        String holderName = holderName(lockManager);
+        boolean heldHere = info.holder().equals(holderName)
+                || heldLeases().stream()
+                        .anyMatch(held -> held.key().equals(info.key())
+                                && (info.mode() != LeaseMode.EXCLUSIVE || held.fencingToken() == info.fencingToken()));
         return new LeaseDescriptor(
                 info.key(),
                 info.fencingToken(),
@@ -186,7 +191,9 @@ public class LocksEndpoint {
      * @param permits how many leases of the key may be live at once (1 exclusive, 0 shared: no count)
      * @param leases how many are live
      * @param heldByThisInstance whether this instance holds that very grant (for shared leases and permits: one of
-     *     the key's live leases)
+     *     the key's live leases): the store names this instance's holder name as the holder, or the grant is one of
+     *     this instance's leases; holder names tell instances apart only when they differ (the default,
+     *     {@code application@host:pid}, does)
      */
     public record LeaseDescriptor(
             String key,
