@@ -170,7 +170,8 @@ public final class LockStoreHealth {
             earlier.forEach(warning -> warnings.add(String.valueOf(warning)));
         }
         warnings.add("other Fencepost lock tables of this application are in use in the database ("
-                + String.join(", ", others.stream().map(OtherLockTables.InUse::name).toList())
+                + String.join(
+                        ", ", others.stream().map(OtherLockTables.InUse::name).toList())
                 + "): locks taken in different tables do not exclude each other; unless that is intended"
                 + " (fencepost.jdbc.allow-other-lock-tables=true), give every instance the same"
                 + " fencepost.jdbc.table-name");
