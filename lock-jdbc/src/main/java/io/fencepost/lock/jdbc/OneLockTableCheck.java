@@ -3,6 +3,8 @@ package io.fencepost.lock.jdbc;
 import java.lang.System.Logger.Level;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientConnectionException;
 import java.util.List;
 import javax.sql.DataSource;
 
@@ -37,16 +39,19 @@ final class OneLockTableCheck {
      * @throws LockTableSplitException when one is in use and that is not allowed
      */
     void check(boolean allowed) {
+        Connection connection;
+        try {
+            connection = dataSource.getConnection();
+        } catch (SQLException e) {
+            warnUnchecked("could not reach the database", e);
+            return;
+        }
         List<OtherLockTables.InUse> inUse;
-        try (Connection connection = dataSource.getConnection()) {
+        try (connection) {
             inUse = others.find(connection, timeoutSeconds);
         } catch (SQLException e) {
-            if (e.getSQLState() != null && e.getSQLState().startsWith("08")) {
-                LOG.log(
-                        Level.WARNING,
-                        "could not reach the database to look for lock tables other than ''{0}'' ({1})",
-                        tableName.table(),
-                        e.toString());
+            if (connectionLost(e)) {
+                warnUnchecked("lost the connection to the database", e);
                 return;
             }
             throw new UnsafeLockStoreException(
@@ -79,6 +84,23 @@ final class OneLockTableCheck {
                         + " table (fencepost.jdbc.table-name, PostgresLockManager.Builder.tableName) and the same"
                         + " search_path; if separate tables are intended, allow them with"
                         + " fencepost.jdbc.allow-other-lock-tables=true (Builder.allowOtherLockTables(true))");
+    }
+
+    private void warnUnchecked(String what, SQLException e) {
+        LOG.log(
+                Level.WARNING,
+                "{0} while looking for lock tables other than ''{1}'' at start-up, which are not checked ({2})",
+                what,
+                tableName.table(),
+                e.toString());
+    }
+
+    /** As in {@link ServerCheck}: a connection that broke or timed out says nothing of the database. */
+    private static boolean connectionLost(SQLException failure) {
+        String state = failure.getSQLState();
+        return failure instanceof SQLTransientConnectionException
+                || failure instanceof SQLRecoverableException
+                || (state != null && (state.startsWith("08") || state.startsWith("57P")));
     }
 
     private String whose() {

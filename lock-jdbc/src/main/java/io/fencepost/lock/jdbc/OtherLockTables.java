@@ -43,7 +43,7 @@ final class OtherLockTables {
              WHERE c.relkind IN ('r', 'p') AND c.relpersistence <> 't'
                AND starts_with(d.description, ?)
                AND c.oid IS DISTINCT FROM to_regclass(?)
-               AND has_table_privilege(c.oid, 'SELECT')
+               AND has_schema_privilege(n.oid, 'USAGE') AND has_table_privilege(c.oid, 'SELECT')
                AND (SELECT count(*) FROM pg_catalog.pg_attribute a
                      WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
                        AND a.attname IN ('lock_key', 'owner_token', 'holder', 'fencing_token', 'acquired_at',

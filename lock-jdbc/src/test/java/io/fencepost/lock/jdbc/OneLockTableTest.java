@@ -172,6 +172,33 @@ class OneLockTableTest {
         }
     }
 
+    @Test
+    void aLockTableTheRoleMayNotReadIsNotLookedAt() {
+        String role = unique("fencepost_census_");
+        try (PostgresTestDatabase own = new PostgresTestDatabase(2).start()) {
+            own.execute("CREATE ROLE " + role + " LOGIN; GRANT CONNECT ON DATABASE " + own.databaseName() + " TO "
+                    + role + "; CREATE SCHEMA " + role + " AUTHORIZATION " + role);
+            try (PostgresLockManager first = PostgresLockManager.builder(own.dataSource())
+                            .tableName("first_lock")
+                            .build();
+                    Lease held = first.acquire("k", LockOptions.of(Duration.ofSeconds(30)))) {
+                PGSimpleDataSource asRole = own.unpooledDataSource();
+                asRole.setUser(role);
+                asRole.setCurrentSchema(role);
+                try (PostgresLockManager second = PostgresLockManager.builder(asRole)
+                        .tableName("second_lock")
+                        .build()) {
+                    assertThat(second.tableName()).isEqualTo("second_lock");
+                }
+            } finally {
+                own.execute(
+                        "DROP OWNED BY " + role + "; REVOKE ALL ON DATABASE " + own.databaseName() + " FROM " + role);
+            }
+        } finally {
+            db.execute("DROP ROLE IF EXISTS " + role);
+        }
+    }
+
     private static boolean exists(String table) throws SQLException {
         try (Connection connection = db.adminDataSource().getConnection();
                 Statement statement = connection.createStatement();
