@@ -39,8 +39,8 @@ import javax.sql.DataSource;
  *       other Fencepost lock tables in the database that the manager's application uses now or used recently, as
  *       its start-up check sees them. Locks taken in different tables do not exclude each other: a warning;
  *   <li>{@code warnings} (when any): {@code fsync = off}, asynchronous standbys, a large clock offset, notifications
- *       that do not arrive, other lock tables in use. Warnings leave the status {@code UP}: they describe the set-up, which no restart of the
- *       application changes.
+ *       that do not arrive, other lock tables in use. Warnings leave the status {@code UP}: they describe the set-up,
+ *       which no restart of the application changes.
  * </ul>
  */
 public final class LockStoreHealth {

@@ -62,6 +62,9 @@ final class OtherLockTables {
                AND (?::text IS NULL OR starts_with(holder, ?::text || '@'))
             """;
 
+    /** SQLState of a table that does not exist. */
+    private static final String UNDEFINED_TABLE = "42P01";
+
     private final TableName own;
 
     /** The application whose use counts, or null for anyone's. */
@@ -83,22 +86,23 @@ final class OtherLockTables {
 
     /** The other lock tables in use, by schema and name. */
     List<InUse> find(Connection connection, int timeoutSeconds) throws SQLException {
-        List<String[]> candidates = new ArrayList<>();
+        List<Candidate> candidates = new ArrayList<>();
         try (PreparedStatement query = connection.prepareStatement(CANDIDATES_SQL)) {
             query.setQueryTimeout(timeoutSeconds);
             query.setString(1, LEASE_TABLE_COMMENT);
             query.setString(2, own.quotedTable());
             try (ResultSet rows = query.executeQuery()) {
                 while (rows.next()) {
-                    candidates.add(new String[] {
-                        rows.getString("schema_name"), rows.getString("table_name"), rows.getString("quoted_name")
-                    });
+                    candidates.add(new Candidate(
+                            rows.getString("schema_name") + "." + rows.getString("table_name"),
+                            rows.getString("quoted_name")));
                 }
             }
         }
         List<InUse> inUse = new ArrayList<>();
-        for (String[] candidate : candidates) {
-            try (PreparedStatement query = connection.prepareStatement(USE_SQL_TEMPLATE.formatted(candidate[2]))) {
+        for (Candidate candidate : candidates) {
+            try (PreparedStatement query =
+                    connection.prepareStatement(USE_SQL_TEMPLATE.formatted(candidate.quotedName()))) {
                 query.setQueryTimeout(timeoutSeconds);
                 query.setLong(1, RECENT.toMillis());
                 if (application == null) {
@@ -108,12 +112,15 @@ final class OtherLockTables {
                     query.setString(2, application);
                     query.setString(3, application);
                 }
-                try (ResultSet row = query.executeQuery()) {
+                try (ResultSet row = executeUnlessDropped(query)) {
+                    if (row == null) {
+                        continue;
+                    }
                     row.next();
                     long keys = row.getLong("keys");
                     if (keys > 0) {
                         inUse.add(new InUse(
-                                candidate[0] + "." + candidate[1],
+                                candidate.name(),
                                 keys,
                                 row.getLong("live"),
                                 row.getObject("last_use", OffsetDateTime.class),
@@ -123,6 +130,21 @@ final class OtherLockTables {
             }
         }
         return inUse;
+    }
+
+    /** A lock table found in the catalog: schema and table, and the same quoted by the server. */
+    private record Candidate(String name, String quotedName) {}
+
+    /** The candidate's use, or null when it was dropped since the catalog query. */
+    private static ResultSet executeUnlessDropped(PreparedStatement query) throws SQLException {
+        try {
+            return query.executeQuery();
+        } catch (SQLException e) {
+            if (UNDEFINED_TABLE.equals(e.getSQLState())) {
+                return null;
+            }
+            throw e;
+        }
     }
 
     /**
