@@ -35,9 +35,12 @@ import javax.sql.DataSource;
  *       {@code push} (notifications arrive), {@code polling} (the notification listener reconnects, or its
  *       notifications do not arrive, as behind a connection pooler in transaction mode: a warning), or
  *       {@code not started} (nobody waited yet);
+ *   <li>{@code otherLockTables} (for a health made {@link #withOtherLockTablesOf with the manager}, when any): the
+ *       other Fencepost lock tables in the database that the manager's application uses now or used recently, as
+ *       its start-up check sees them. Locks taken in different tables do not exclude each other: a warning;
  *   <li>{@code warnings} (when any): {@code fsync = off}, asynchronous standbys, a large clock offset, notifications
- *       that do not arrive. Warnings leave the status {@code UP}: they describe the set-up, which no restart of the
- *       application changes.
+ *       that do not arrive, other lock tables in use. Warnings leave the status {@code UP}: they describe the set-up,
+ *       which no restart of the application changes.
  * </ul>
  */
 public final class LockStoreHealth {
@@ -79,6 +82,9 @@ public final class LockStoreHealth {
     /** The store whose wake-ups are reported, or null. */
     private final PostgresLeaseStore store;
 
+    /** How the other lock tables in use are found, or null when they are not reported. */
+    private final OtherLockTables otherLockTables;
+
     /**
      * The health of the lock table {@code tableName} on {@code dataSource}.
      *
@@ -89,19 +95,33 @@ public final class LockStoreHealth {
     }
 
     LockStoreHealth(DataSource dataSource, String tableName, Duration timeout, Clock clock) {
-        this(TableName.of(tableName), new StatementRunner(dataSource, timeout), clock, null);
+        this(TableName.of(tableName), new StatementRunner(dataSource, timeout), clock, null, null);
     }
 
-    private LockStoreHealth(TableName tableName, StatementRunner runner, Clock clock, PostgresLeaseStore store) {
+    private LockStoreHealth(
+            TableName tableName,
+            StatementRunner runner,
+            Clock clock,
+            PostgresLeaseStore store,
+            OtherLockTables otherLockTables) {
         this.tableName = tableName;
         this.runner = runner;
         this.clock = Objects.requireNonNull(clock, "clock");
         this.store = store;
+        this.otherLockTables = otherLockTables;
     }
 
     /** This health, also reporting how the waiters of {@code manager} are woken ({@code wakeUps}). */
     public LockStoreHealth withWakeUpsOf(PostgresLockManager manager) {
-        return new LockStoreHealth(tableName, runner, clock, manager.leaseStore());
+        return new LockStoreHealth(tableName, runner, clock, manager.leaseStore(), otherLockTables);
+    }
+
+    /**
+     * This health, also reporting the other lock tables that the application of {@code manager} uses
+     * ({@code otherLockTables}), as its start-up check looks for them.
+     */
+    public LockStoreHealth withOtherLockTablesOf(PostgresLockManager manager) {
+        return new LockStoreHealth(tableName, runner, clock, store, manager.otherLockTables());
     }
 
     /**
@@ -111,16 +131,52 @@ public final class LockStoreHealth {
      */
     public Report check() {
         Probe probe;
+        List<OtherLockTables.InUse> others;
         try {
-            probe = runner.withConnection("check the lock store's health", List.of(), this::probe);
+            Seen seen = runner.withConnection(
+                    "check the lock store's health",
+                    List.of(),
+                    connection -> new Seen(probe(connection), otherLockTables(connection)));
+            probe = seen.probe();
+            others = seen.otherLockTables();
         } catch (LockStoreException e) {
             Map<String, Object> details = new LinkedHashMap<>();
             details.put("table", tableName.table());
             details.put("error", e.getMessage());
             return new Report(false, details);
         }
-        Report report = assess(probe, tableName.table());
+        Report report = withOtherLockTables(assess(probe, tableName.table()), others);
         return store == null ? report : withWakeUps(report, store.wakeUps());
+    }
+
+    private List<OtherLockTables.InUse> otherLockTables(Connection connection) throws SQLException {
+        if (otherLockTables == null) {
+            return List.of();
+        }
+        return otherLockTables.find(connection, (int) Math.max(1, (runner.timeoutMillis() + 999L) / 1000));
+    }
+
+    /** {@code report} with the other lock tables in use, and a warning, when there are any. */
+    static Report withOtherLockTables(Report report, List<OtherLockTables.InUse> others) {
+        if (others.isEmpty()) {
+            return report;
+        }
+        Map<String, Object> details = new LinkedHashMap<>(report.details());
+        details.put(
+                "otherLockTables",
+                others.stream().map(OtherLockTables.InUse::describe).toList());
+        List<String> warnings = new ArrayList<>();
+        if (details.get("warnings") instanceof List<?> earlier) {
+            earlier.forEach(warning -> warnings.add(String.valueOf(warning)));
+        }
+        warnings.add("other Fencepost lock tables of this application are in use in the database ("
+                + String.join(
+                        ", ", others.stream().map(OtherLockTables.InUse::name).toList())
+                + "): locks taken in different tables do not exclude each other; unless that is intended"
+                + " (fencepost.jdbc.allow-other-lock-tables=true), give every instance the same"
+                + " fencepost.jdbc.table-name");
+        details.put("warnings", warnings);
+        return new Report(report.up(), details);
     }
 
     /** {@code report} with how waiters are woken, and a warning when notifications do not arrive. */
@@ -276,6 +332,9 @@ public final class LockStoreHealth {
             details = Collections.unmodifiableMap(new LinkedHashMap<>(details));
         }
     }
+
+    /** What one health check saw on its connection. */
+    private record Seen(Probe probe, List<OtherLockTables.InUse> otherLockTables) {}
 
     /** What the health statements saw. */
     record Probe(

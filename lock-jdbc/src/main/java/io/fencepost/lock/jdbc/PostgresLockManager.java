@@ -25,9 +25,12 @@ public final class PostgresLockManager extends DefaultLockManager {
 
     private final PostgresLeaseStore store;
 
-    private PostgresLockManager(PostgresLeaseStore store, EngineSettings settings) {
+    private final OtherLockTables otherLockTables;
+
+    private PostgresLockManager(PostgresLeaseStore store, OtherLockTables otherLockTables, EngineSettings settings) {
         super(store, settings);
         this.store = store;
+        this.otherLockTables = otherLockTables;
     }
 
     /**
@@ -60,6 +63,11 @@ public final class PostgresLockManager extends DefaultLockManager {
         return store;
     }
 
+    /** How this manager looks for other lock tables of its application. */
+    OtherLockTables otherLockTables() {
+        return otherLockTables;
+    }
+
     /** Stops renewal and listening; leases still held then run out on their own. */
     @Override
     public void close() {
@@ -80,6 +88,10 @@ public final class PostgresLockManager extends DefaultLockManager {
         private SchemaMode schemaMode = DEFAULT_SCHEMA_MODE;
 
         private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
+
+        private String applicationName;
+
+        private boolean allowOtherLockTables;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -112,11 +124,35 @@ public final class PostgresLockManager extends DefaultLockManager {
         }
 
         /**
+         * The application this manager belongs to, for the rule of one lock table per application: another lock
+         * table in the database counts as in use by it when it has a live lease, or one that ended in the last 24
+         * hours, whose holder name starts with {@code applicationName@}, as {@code
+         * holderName(EngineBuilder.holderNameOf(applicationName))} names it. Default none: then any such lease counts,
+         * whoever holds it.
+         */
+        public Builder applicationName(String applicationName) {
+            this.applicationName = applicationName;
+            return this;
+        }
+
+        /**
+         * Whether the manager may start while another Fencepost lock table of its application is in use in the
+         * database (see {@link #applicationName}); default false: {@link #build()} then refuses, since instances that
+         * lock in different tables do not exclude each other. Allow it only when separate tables are intended.
+         */
+        public Builder allowOtherLockTables(boolean allowOtherLockTables) {
+            this.allowOtherLockTables = allowOtherLockTables;
+            return this;
+        }
+
+        /**
          * Validates the settings, creates or checks the schema as configured, and builds the manager.
          *
          * @throws IllegalArgumentException for an invalid setting, before anything touches the database
          * @throws UnsafeLockStoreException when the database cannot keep locks safe: not PostgreSQL (CockroachDB,
          *     YugabyteDB), a read-only standby or read-only transactions, advisory locks that do not lock
+         * @throws LockTableSplitException when another lock table of the application is in use and that is not
+         *     allowed ({@link #allowOtherLockTables}); checked before the schema is created
          * @throws LockSchemaException when the schema cannot be created or is not as expected
          */
         public PostgresLockManager build() {
@@ -124,9 +160,19 @@ public final class PostgresLockManager extends DefaultLockManager {
                 throw new IllegalArgumentException("schema mode must be one of CREATE, VALIDATE or NONE, was null");
             }
             PostgresLeaseStore store = new PostgresLeaseStore(dataSource, tableName, statementTimeout);
-            new ServerCheck(dataSource, TableName.of(tableName)).check();
+            TableName table = TableName.of(tableName);
+            new ServerCheck(dataSource, table).check();
+            OtherLockTables otherLockTables = new OtherLockTables(table, applicationName);
+            new OneLockTableCheck(dataSource, table, otherLockTables, timeoutSeconds(statementTimeout))
+                    .check(allowOtherLockTables);
             new SchemaInitializer(dataSource, tableName).apply(schemaMode);
-            return new PostgresLockManager(store, engineSettings());
+            return new PostgresLockManager(store, otherLockTables, engineSettings());
+        }
+
+        /** The statement timeout in whole seconds, rounded up, as JDBC's query timeout takes it. */
+        private static int timeoutSeconds(Duration timeout) {
+            long seconds = timeout.getSeconds() + (timeout.getNano() > 0 ? 1 : 0);
+            return (int) Math.max(1, Math.min(Integer.MAX_VALUE, seconds));
         }
     }
 }

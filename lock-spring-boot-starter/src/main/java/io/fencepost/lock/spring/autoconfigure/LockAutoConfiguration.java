@@ -97,6 +97,8 @@ public final class LockAutoConfiguration {
                         .tableName(jdbc.getTableName())
                         .schemaMode(jdbc.getInitializeSchema())
                         .statementTimeout(jdbc.getStatementTimeout())
+                        .applicationName(applicationName)
+                        .allowOtherLockTables(jdbc.isAllowOtherLockTables())
                         .listener(CompositeLockListener.of(
                                 listeners.orderedStream().toList()));
                 if (StringUtils.hasText(properties.getHolderName())) {

@@ -37,6 +37,7 @@ public final class LockHealthContributorAutoConfiguration {
                         LockDataSources.resolve(dataSource, lockDataSource),
                         lockManager.tableName(),
                         properties.getJdbc().getStatementTimeout())
-                .withWakeUpsOf(lockManager));
+                .withWakeUpsOf(lockManager)
+                .withOtherLockTablesOf(lockManager));
     }
 }

@@ -146,6 +146,15 @@ public class LockProperties {
          */
         private Duration statementTimeout = PostgresLockManager.DEFAULT_STATEMENT_TIMEOUT;
 
+        /**
+         * Whether the application may start while another Fencepost lock table of the same application (by
+         * spring.application.name, or of any application when it is not set) is in use in the database: a live
+         * lease, or one that ended in the last 24 hours. When not allowed, the start-up fails, since instances that
+         * lock in different tables do not exclude each other; when allowed, the locks health indicator names the
+         * other tables.
+         */
+        private boolean allowOtherLockTables = false;
+
         public String getTableName() {
             return tableName;
         }
@@ -168,6 +177,14 @@ public class LockProperties {
 
         public void setStatementTimeout(Duration statementTimeout) {
             this.statementTimeout = statementTimeout;
+        }
+
+        public boolean isAllowOtherLockTables() {
+            return allowOtherLockTables;
+        }
+
+        public void setAllowOtherLockTables(boolean allowOtherLockTables) {
+            this.allowOtherLockTables = allowOtherLockTables;
         }
     }
 

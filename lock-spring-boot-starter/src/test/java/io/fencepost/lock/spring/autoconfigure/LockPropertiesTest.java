@@ -107,6 +107,7 @@ class LockPropertiesTest {
                         "fencepost.jdbc.table-name",
                         "fencepost.jdbc.initialize-schema",
                         "fencepost.jdbc.statement-timeout",
+                        "fencepost.jdbc.allow-other-lock-tables",
                         "fencepost.aop.order",
                         "fencepost.endpoint.force-release.enabled",
                         "fencepost.web.enabled",

@@ -1,0 +1,211 @@
+package io.fencepost.lock.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fencepost.lock.Lease;
+import io.fencepost.lock.LockOptions;
+import io.fencepost.lock.core.EngineBuilder;
+import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.UUID;
+import org.assertj.core.api.InstanceOfAssertFactories;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * One lock table per application: a manager refuses its table while another lock table of its application is in use
+ * in the database, unless allowed. Each test works with an application name of its own, so that the other tests'
+ * tables in the shared database do not count.
+ */
+class OneLockTableTest {
+
+    @RegisterExtension
+    static final PostgresTestDatabase db = new PostgresTestDatabase();
+
+    private static String unique(String prefix) {
+        return prefix + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+    }
+
+    private static PostgresLockManager.Builder manager(String application, String table) {
+        return PostgresLockManager.builder(db.dataSource())
+                .tableName(table)
+                .applicationName(application)
+                .holderName(EngineBuilder.holderNameOf(application));
+    }
+
+    @Test
+    void aSecondTableOfTheSameApplicationIsRefusedBeforeItIsCreated() throws SQLException {
+        String application = unique("orders");
+        String table = unique("orders_lock_");
+        String typo = unique("orders_lokc_");
+        try (PostgresLockManager first = manager(application, table).build();
+                Lease held = first.acquire("invoice:1", LockOptions.of(Duration.ofSeconds(30)))) {
+
+            assertThatThrownBy(() -> manager(application, typo).build())
+                    .isInstanceOfSatisfying(LockTableSplitException.class, e -> {
+                        assertThat(e.tableName()).isEqualTo(typo);
+                        assertThat(e.applicationName()).isEqualTo(application);
+                        assertThat(e.otherTables()).containsExactly("public." + table);
+                    })
+                    .hasMessageStartingWith("fencepost refuses the lock table '" + typo + "': another Fencepost"
+                            + " lock table is in use by application '" + application + "' in this database: public."
+                            + table + " (1 live lease, the latest held by " + application + "@")
+                    .hasMessageContaining("fencepost.jdbc.table-name")
+                    .hasMessageContaining("fencepost.jdbc.allow-other-lock-tables=true");
+            assertThat(exists(typo)).as("the refused table was not created").isFalse();
+        }
+    }
+
+    @Test
+    void allowedItStartsAndItsHealthNamesTheOtherTable() {
+        String application = unique("orders");
+        String table = unique("orders_lock_");
+        String other = unique("orders_other_");
+        try (PostgresLockManager first = manager(application, table).build();
+                Lease held = first.acquire("invoice:1", LockOptions.of(Duration.ofSeconds(30)));
+                PostgresLockManager second =
+                        manager(application, other).allowOtherLockTables(true).build()) {
+
+            LockStoreHealth.Report report = new LockStoreHealth(db.dataSource(), other, Duration.ofSeconds(5))
+                    .withOtherLockTablesOf(second)
+                    .check();
+
+            assertThat(report.up()).isTrue();
+            assertThat(report.details().get("otherLockTables"))
+                    .asInstanceOf(InstanceOfAssertFactories.LIST)
+                    .singleElement()
+                    .asString()
+                    .startsWith("public." + table + " (1 live lease");
+            assertThat(report.details().get("warnings"))
+                    .asInstanceOf(InstanceOfAssertFactories.LIST)
+                    .anySatisfy(warning ->
+                            assertThat(warning).asString().contains("public." + table, "do not exclude each other"));
+        }
+    }
+
+    @Test
+    void anotherApplicationsTableDoesNotCount() {
+        String table = unique("billing_lock_");
+        try (PostgresLockManager billing = manager(unique("billing"), table).build();
+                Lease held = billing.acquire("invoice:1", LockOptions.of(Duration.ofSeconds(30)));
+                PostgresLockManager orders =
+                        manager(unique("orders"), unique("orders_lock_")).build()) {
+            assertThat(orders.tableName()).startsWith("orders_lock_");
+        }
+    }
+
+    @Test
+    void aLeaseThatEndedWithin24HoursCountsAndAnOlderOneOrAReleasedOneDoesNot() {
+        String application = unique("reports");
+        String table = unique("reports_lock_");
+        try (PostgresLockManager first = manager(application, table).build()) {
+            first.acquire("released", LockOptions.of(Duration.ofSeconds(30))).release();
+            // not renewed, so that its end stays where the test puts it, as a holder that stopped leaves it
+            first.acquire(
+                    "stopped",
+                    LockOptions.builder()
+                            .leaseTime(Duration.ofSeconds(30))
+                            .renew(false)
+                            .build());
+            db.execute("UPDATE " + table + " SET expires_at = now() - interval '25 hours'");
+            try (PostgresLockManager unrelated =
+                    manager(application, unique("reports_new_")).build()) {
+                assertThat(unrelated.tableName()).startsWith("reports_new_");
+            }
+
+            db.execute("UPDATE " + table + " SET expires_at = now() - interval '23 hours'");
+            assertThatThrownBy(
+                            () -> manager(application, unique("reports_other_")).build())
+                    .isInstanceOf(LockTableSplitException.class)
+                    .hasMessageContaining("public." + table
+                            + " (1 lease ended in the last 24 hours, the latest held by " + application + "@");
+        }
+    }
+
+    @Test
+    void theSameTableNameInAnotherSchemaIsAnotherTable() {
+        String application = unique("ledger");
+        String table = unique("ledger_lock_");
+        String schema = unique("s_");
+        db.execute("CREATE SCHEMA " + schema);
+        PGSimpleDataSource elsewhere = db.unpooledDataSource();
+        elsewhere.setCurrentSchema(schema);
+        try (PostgresLockManager first = manager(application, table).build();
+                Lease held = first.acquire("k", LockOptions.of(Duration.ofSeconds(30)))) {
+            assertThatThrownBy(() -> PostgresLockManager.builder(elsewhere)
+                            .tableName(table)
+                            .applicationName(application)
+                            .build())
+                    .isInstanceOfSatisfying(
+                            LockTableSplitException.class,
+                            e -> assertThat(e.otherTables()).containsExactly("public." + table));
+        }
+    }
+
+    @Test
+    void withoutAnApplicationNameAnyRecentLeaseCountsButAUsersLookalikeTableDoesNot() {
+        try (PostgresTestDatabase own = new PostgresTestDatabase(2).start()) {
+            own.execute(
+                    "CREATE TABLE lookalike (lock_key text, owner_token uuid, holder text, fencing_token bigint,"
+                            + " acquired_at timestamptz, expires_at timestamptz);"
+                            + " INSERT INTO lookalike VALUES ('k', gen_random_uuid(), 'x@h:1', 1, now(), now() + interval '1h')");
+            try (PostgresLockManager first = PostgresLockManager.builder(own.dataSource())
+                            .tableName("first_lock")
+                            .holderName("someone-else")
+                            .build();
+                    Lease held = first.acquire("k", LockOptions.of(Duration.ofSeconds(30)))) {
+                assertThatThrownBy(() -> PostgresLockManager.builder(own.dataSource())
+                                .tableName("second_lock")
+                                .build())
+                        .isInstanceOfSatisfying(LockTableSplitException.class, e -> {
+                            assertThat(e.applicationName()).isNull();
+                            assertThat(e.otherTables()).containsExactly("public.first_lock");
+                        })
+                        .hasMessageContaining("no application name is set, so any lease counts");
+            }
+        }
+    }
+
+    @Test
+    void aLockTableTheRoleMayNotReadIsNotLookedAt() {
+        String role = unique("fencepost_census_");
+        try (PostgresTestDatabase own = new PostgresTestDatabase(2).start()) {
+            own.execute("CREATE ROLE " + role + " LOGIN; GRANT CONNECT ON DATABASE " + own.databaseName() + " TO "
+                    + role + "; CREATE SCHEMA " + role + " AUTHORIZATION " + role);
+            try (PostgresLockManager first = PostgresLockManager.builder(own.dataSource())
+                            .tableName("first_lock")
+                            .build();
+                    Lease held = first.acquire("k", LockOptions.of(Duration.ofSeconds(30)))) {
+                PGSimpleDataSource asRole = own.unpooledDataSource();
+                asRole.setUser(role);
+                asRole.setCurrentSchema(role);
+                try (PostgresLockManager second = PostgresLockManager.builder(asRole)
+                        .tableName("second_lock")
+                        .build()) {
+                    assertThat(second.tableName()).isEqualTo("second_lock");
+                }
+            } finally {
+                own.execute(
+                        "DROP OWNED BY " + role + "; REVOKE ALL ON DATABASE " + own.databaseName() + " FROM " + role);
+            }
+        } finally {
+            db.execute("DROP ROLE IF EXISTS " + role);
+        }
+    }
+
+    private static boolean exists(String table) throws SQLException {
+        try (Connection connection = db.adminDataSource().getConnection();
+                Statement statement = connection.createStatement();
+                ResultSet row = statement.executeQuery("SELECT count(*) FROM pg_class WHERE relname IN ('" + table
+                        + "', '" + table + "_fence_seq')")) {
+            row.next();
+            return row.getLong(1) > 0;
+        }
+    }
+}
