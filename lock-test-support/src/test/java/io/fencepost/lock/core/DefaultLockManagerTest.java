@@ -346,17 +346,65 @@ class DefaultLockManagerTest {
     void aFairCallerThatDoesNotWaitTakesAFreeKeyAndFindsAHeldOneBusy() {
         LockOptions fairOnce = HOLD.toBuilder().fair(true).build();
 
-        Lease lease = locks.tryAcquire("fair-once", fairOnce).orElseThrow();
-        assertThat(manager(store).tryAcquire("fair-once", fairOnce)).isEmpty();
+        Lease lease = manager(memory).tryAcquire("fair-once", fairOnce).orElseThrow();
+        assertThat(manager(memory).tryAcquire("fair-once", fairOnce)).isEmpty();
+        assertThat(memory.registeredWaiters("fair-once"))
+                .as("the caller that did not wait withdrew")
+                .isZero();
         lease.release();
 
-        assertThat(manager(store).tryAcquire("fair-once", fairOnce)).isPresent();
+        assertThat(manager(memory).tryAcquire("fair-once", fairOnce)).isPresent();
+    }
+
+    @Test
+    void aFairCallerThatDoesNotWaitDoesNotTakeAFreeKeyPastAnOlderFairWaiter() throws Exception {
+        DefaultLockManager holder = manager(memory);
+        Lease held = holder.acquire("fair-free", HOLD);
+        LockOptions fair =
+                HOLD.toBuilder().fair(true).waitTime(Duration.ofMinutes(1)).build();
+        CountDownLatch tried = new CountDownLatch(1);
+        Future<Long> waiter = threads.submit(() -> {
+            try (Lease lease = manager(memory).acquire("fair-free", fair)) {
+                tried.await(10, TimeUnit.SECONDS); // holds on until the try is over
+                return lease.fencingToken();
+            }
+        });
+        await().until(() -> memory.registeredWaiters("fair-free") == 1);
+        memory.forceRelease("fair-free"); // free, and handed to nobody
+        held.release();
+
+        Optional<Lease> barger = manager(memory)
+                .tryAcquire(
+                        "fair-free", fair.toBuilder().waitTime(Duration.ZERO).build());
+        tried.countDown();
+        barger.ifPresent(Lease::release);
+        assertThat(barger).as("a fair try past the older fair waiter").isEmpty();
+        assertThat(waiter.get(10, TimeUnit.SECONDS)).isPositive();
+    }
+
+    @Test
+    void aFairTryThatIsHandedTheKeyAsItWithdrawsHoldsIt() {
+        InMemoryLeaseStore handing = new InMemoryLeaseStore();
+        DefaultLockManager holder = manager(handing);
+        Lease held = holder.acquire("fair-handed", HOLD);
+        // The holder's release arrives between the try's registering attempt and its withdrawal.
+        DefaultLockManager trying = manager(new ReleasesBeforeWithdrawal(handing, held));
+
+        Lease lease = trying.tryAcquire(
+                        "fair-handed", HOLD.toBuilder().fair(true).build())
+                .orElseThrow();
+
+        assertThat(lease.fencingToken()).isGreaterThan(held.fencingToken());
+        assertThat(lease.isHeld()).isTrue();
+        assertThat(handing.inspect("fair-handed").orElseThrow().fencingToken()).isEqualTo(lease.fencingToken());
+        lease.release();
+        assertThat(handing.inspect("fair-handed")).isEmpty();
     }
 
     @Test
     void fairWaitersOfSeveralClientsAreServedInArrivalOrder() throws Exception {
-        DefaultLockManager holder = manager(store);
-        List<DefaultLockManager> clients = List.of(manager(store), manager(store), manager(store));
+        DefaultLockManager holder = manager(memory);
+        List<DefaultLockManager> clients = List.of(manager(memory), manager(memory), manager(memory));
         Lease held = holder.acquire("fair", HOLD);
         LockOptions fair =
                 HOLD.toBuilder().fair(true).waitTime(Duration.ofMinutes(1)).build();
@@ -372,8 +420,8 @@ class DefaultLockManagerTest {
                 return null;
             }));
             int queued = i + 1;
-            // Arrival order is the order of the tickets taken, one waiter at a time.
-            await().until(() -> memoryQueueLength("fair") == queued);
+            // Arrival order is the order of the registrations made, one waiter at a time.
+            await().until(() -> memory.registeredWaiters("fair") == queued);
         }
 
         held.release();
@@ -423,11 +471,6 @@ class DefaultLockManagerTest {
         assertThatThrownBy(() -> locks.acquire("k", HOLD.toBuilder().fair(true).build()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("fair");
-    }
-
-    /** Tickets taken and not yet served or given up, as counted by the wrapping store. */
-    private int memoryQueueLength(String key) {
-        return store.queued.getOrDefault(key, 0);
     }
 
     @Test
