@@ -14,9 +14,9 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * One wait of the head of a key's line, registered with the store's {@link WaiterRelay}: its attempts register (or
- * refresh) it under one owner token, a release elsewhere may hand it the lease, and when the wait ends without the
- * lease the registration is withdrawn.
+ * One wait registered with the store's {@link WaiterRelay} (of the head of a key's line, or of a fair caller): its
+ * attempts register (or refresh) it under one owner token, a release elsewhere may hand it the lease, and when the
+ * wait ends without the lease the registration is withdrawn.
  */
 final class RegisteredWait {
 
