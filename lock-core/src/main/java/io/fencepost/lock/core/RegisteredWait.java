@@ -173,11 +173,7 @@ final class RegisteredWait {
                 return Optional.of(granted);
             }
         } catch (RuntimeException e) {
-            LOG.log(
-                    Level.WARNING,
-                    "could not withdraw from the waiters of lock ''{0}'': {1}",
-                    registration.key(),
-                    e.toString());
+            withdrawalFailed(e);
         }
         return Optional.empty();
     }
@@ -202,11 +198,19 @@ final class RegisteredWait {
                 releases.releaseUnclaimed(registration.key(), ownerToken);
             }
         } catch (RuntimeException e) {
-            LOG.log(
-                    Level.WARNING,
-                    "could not withdraw from the waiters of lock ''{0}'': {1}",
-                    registration.key(),
-                    e.toString());
+            withdrawalFailed(e);
         }
+    }
+
+    /**
+     * A withdrawal failed: the registration then lapses on its own, and until then a release may hand it a lease
+     * nobody takes, which keeps the key for that lease's time.
+     */
+    private void withdrawalFailed(RuntimeException e) {
+        LOG.log(
+                Level.WARNING,
+                "could not withdraw from the waiters of lock ''{0}'': {1}",
+                registration.key(),
+                e.toString());
     }
 }
