@@ -133,9 +133,10 @@ public final class LockOptions {
     }
 
     /**
-     * Whether waiters are served in arrival order across all clients (a queue in the store), instead of
-     * whoever retries first. Costs one more statement per acquisition that may wait. Fairness holds among fair
-     * callers: a non-fair acquisition of the same key may still barge in.
+     * Whether waiters are served in arrival order across all clients (registered with the store, which hands each
+     * release to the oldest; the store must support waiter registrations), instead of whoever retries first. A fair
+     * caller that does not wait costs one more statement when the key is busy (it withdraws its registration).
+     * Fairness holds among fair callers: a non-fair acquisition of the same key may still barge in.
      */
     public boolean fair() {
         return fair;

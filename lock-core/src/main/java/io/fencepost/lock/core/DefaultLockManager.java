@@ -8,7 +8,6 @@ import io.fencepost.lock.LockManager;
 import io.fencepost.lock.LockNotAcquiredException;
 import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.internal.LogSafe;
-import io.fencepost.lock.spi.FairQueue;
 import io.fencepost.lock.spi.LeaseHandOver;
 import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.StoreLimits;
@@ -23,7 +22,8 @@ import java.util.Optional;
  * Store-specific managers (such as the PostgreSQL one) extend it with their store and settings.
  *
  * <p>It finds the store's optional abilities once, here: {@link LeaseHandOver} (a release hands the lease to a
- * waiting thread of this manager) and {@link FairQueue} (fair mode).
+ * waiting thread of this manager) and {@link WaiterRelay} (a release hands the lease to the oldest registered waiter
+ * of any client; fair mode needs it).
  */
 public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable {
 
@@ -37,8 +37,6 @@ public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable
 
     private final WaiterLines lines = new WaiterLines();
 
-    private final FairTickets tickets = new FairTickets();
-
     private final LeaseEvents events;
 
     /** Renewal and the loss watchdog. */
@@ -48,14 +46,14 @@ public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable
 
     private final LineAcquirer lineAcquirer;
 
-    /** Null when the store has no fair queue. */
+    /** Null when the store does not relay releases to registered waiters, which fair mode needs. */
     private final FairAcquirer fairAcquirer;
 
     /** An engine over {@code store} with {@code settings}, for managers that bring a store of their own. */
     protected DefaultLockManager(LeaseStore store, EngineSettings settings) {
         this.store = Objects.requireNonNull(store, "store");
         this.holderName = settings.holderName();
-        this.events = new LeaseEvents(settings.listener(), held, lines, tickets);
+        this.events = new LeaseEvents(settings.listener(), held, lines);
         Renewer renewer = new Renewer(store, events);
         this.workers = List.of(renewer, new LossWatchdog(events));
         LeaseHandOver handOver = store instanceof LeaseHandOver ability ? ability : null;
@@ -65,9 +63,7 @@ public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable
         AcquireLoop loop = new AcquireLoop(settings, grants, events);
         RegisteredWaits registrations = RegisteredWaits.of(store, relay, grants, releases, settings.pushFallback());
         this.lineAcquirer = new LineAcquirer(store, holderName, lines, held, releases, grants, loop, registrations);
-        this.fairAcquirer = store instanceof FairQueue queue
-                ? new FairAcquirer(store, queue, registrations, holderName, tickets, loop)
-                : null;
+        this.fairAcquirer = relay != null ? new FairAcquirer(store, registrations, holderName, loop) : null;
     }
 
     /** A builder for an engine over {@code store}. */
@@ -109,8 +105,9 @@ public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable
         }
         if (fairAcquirer == null) {
             throw new IllegalArgumentException("fair locking was asked for lock '" + key + "', but "
-                    + store.getClass().getSimpleName() + " does not support it: drop fair, or use a store that"
-                    + " supports it (PostgreSQL and in-memory do)");
+                    + store.getClass().getSimpleName() + " does not support it: fair mode needs a store that relays"
+                    + " releases to registered waiters (WaiterRelay); drop fair, or use a store that does (PostgreSQL"
+                    + " and in-memory do)");
         }
         return fairAcquirer.acquire(call);
     }

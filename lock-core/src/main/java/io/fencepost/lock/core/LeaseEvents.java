@@ -20,13 +20,10 @@ final class LeaseEvents {
 
     private final WaiterLines lines;
 
-    private final FairTickets tickets;
-
-    LeaseEvents(LockListener listener, HeldLeases held, WaiterLines lines, FairTickets tickets) {
+    LeaseEvents(LockListener listener, HeldLeases held, WaiterLines lines) {
         this.listener = listener;
         this.held = held;
         this.lines = lines;
-        this.tickets = tickets;
     }
 
     void acquired(AcquireCall call, Lease lease) {
@@ -70,9 +67,11 @@ final class LeaseEvents {
         }
     }
 
-    /** Local waiters for {@code key} look again: it may be free. */
+    /**
+     * Local waiters for {@code key} look again: it may be free. (Fair waiters hear the store: a release either hands
+     * the key to the oldest registration or wakes the key's subscribers.)
+     */
     void wakeWaiters(String key) {
         lines.wake(key);
-        tickets.wake(key);
     }
 }

@@ -15,9 +15,9 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * One wait of the head of a key's line, registered with the store's {@link WaiterRelay}: its attempts register (or
- * refresh) it under one owner token, a release elsewhere may hand it the lease, and when the wait ends without the
- * lease the registration is withdrawn.
+ * One wait registered with the store's {@link WaiterRelay} (of the head of a key's line, or of a fair caller): its
+ * attempts register (or refresh) it under one owner token, a release elsewhere may hand it the lease, and when the
+ * wait ends without the lease the registration is withdrawn.
  */
 final class RegisteredWait {
 
@@ -150,6 +150,35 @@ final class RegisteredWait {
                 call.options().leaseTime().toNanos() / 4, registration.ttl().toNanos() / 3);
     }
 
+    /** The lease of a grant that an attempt sent at {@code sentNanos} returned; it is then the caller's. */
+    Lease granted(AcquireResult.Granted granted, long sentNanos) {
+        settled = true;
+        return grants.granted(call, ownerToken, granted, grantedNoEarlierThan(sentNanos));
+    }
+
+    /**
+     * For a caller that does not wait, after its attempt found the key busy: withdraws the registration, and when a
+     * release handed it the key meanwhile, returns that grant, which another attempt finds ours (counted from the
+     * attempt that found the key busy, by {@link #grantedNoEarlierThan}). Empty when nothing was handed over, or the
+     * store failed: {@link #end} then withdraws again, and frees a key handed over unnoticed.
+     */
+    Optional<AcquireResult.Granted> withdrawTakingHandOver(String holderName) {
+        try {
+            if (!relay.withdraw(registration, ownerToken)) {
+                settled = true;
+                return Optional.empty();
+            }
+            if (relay.acquireOrRegister(call.request(ownerToken, holderName), registration)
+                    instanceof AcquireResult.Granted granted) {
+                settled = true;
+                return Optional.of(granted);
+            }
+        } catch (RuntimeException e) {
+            withdrawalFailed(e);
+        }
+        return Optional.empty();
+    }
+
     /** The wait got the lease by a local hand-over, whose statement ended the registration. */
     void settledLocally() {
         settled = true;
@@ -170,11 +199,19 @@ final class RegisteredWait {
                 releases.releaseUnclaimed(registration.key(), ownerToken);
             }
         } catch (RuntimeException e) {
-            LOG.log(
-                    Level.WARNING,
-                    "could not withdraw from the waiters of lock ''{0}'': {1}",
-                    LogSafe.text(registration.key()),
-                    LogSafe.text(e.toString()));
+            withdrawalFailed(e);
         }
+    }
+
+    /**
+     * A withdrawal failed: the registration then lapses on its own, and until then a release may hand it a lease
+     * nobody takes, which keeps the key for that lease's time.
+     */
+    private void withdrawalFailed(RuntimeException e) {
+        LOG.log(
+                Level.WARNING,
+                "could not withdraw from the waiters of lock ''{0}'': {1}",
+                LogSafe.text(registration.key()),
+                LogSafe.text(e.toString()));
     }
 }

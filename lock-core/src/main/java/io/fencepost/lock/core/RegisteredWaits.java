@@ -8,10 +8,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Opens waits registered with the store's {@link WaiterRelay}, when the store has one: the acquirers of both modes
- * register their waiting callers through it.
+ * register their waiting callers through it, and fair mode needs it.
  *
  * @param relay null when the store does not relay releases to registered waiters
- * @param ttl how long a registration, or a fair ticket, lives unless its waiter refreshes it
+ * @param ttl how long a registration lives unless its waiter refreshes it
  * @param busyKeys keys that a registered wait of this manager recently found busy: a new wait for one registers with
  *     its first attempt instead of first trying a plain one, which would most likely find the key busy too
  */

@@ -9,7 +9,8 @@ import java.util.function.Consumer;
  * it straight back. The store then tells the waiter, which finds itself the holder without another round trip. A
  * registration lapses unless its waiter refreshes it, so a dead waiter can delay a key by at most one lease (the one
  * it was handed) and never block it. The engine finds this ability once, when it is built; without it, a release
- * frees the key and wakes the waiters, which race for it.
+ * frees the key and wakes the waiters, which race for it, and fair mode is refused. Fair and ordinary waiters differ
+ * only in {@link Registration#inTurn()}.
  */
 public interface WaiterRelay {
 

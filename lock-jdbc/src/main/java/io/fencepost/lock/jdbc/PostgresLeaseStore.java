@@ -5,12 +5,10 @@ import io.fencepost.lock.LeaseMode;
 import io.fencepost.lock.internal.RecentKeys;
 import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
-import io.fencepost.lock.spi.FairQueue;
 import io.fencepost.lock.spi.HandOver;
 import io.fencepost.lock.spi.HandOverRequest;
 import io.fencepost.lock.spi.LeaseHandOver;
 import io.fencepost.lock.spi.LeaseStore;
-import io.fencepost.lock.spi.QueueTicket;
 import io.fencepost.lock.spi.Registration;
 import io.fencepost.lock.spi.ReleaseRequest;
 import io.fencepost.lock.spi.RenewRequest;
@@ -36,10 +34,9 @@ import javax.sql.DataSource;
  * The {@link LeaseStore} on PostgreSQL: one statement per call (see {@link PostgresStatements}), each in its own
  * autocommit transaction, with expiry decided by the database clock. It hands leases over locally
  * ({@link LeaseHandOver}) and across clients to registered waiters ({@link WaiterRelay}, in
- * {@link PostgresWaiterRelay}), has a fair queue ({@link FairQueue}, in {@link PostgresFairQueue}) and wakes waiters by
- * {@code LISTEN}/{@code NOTIFY}.
+ * {@link PostgresWaiterRelay}; fair mode uses them in turn) and wakes waiters by {@code LISTEN}/{@code NOTIFY}.
  */
-public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, FairQueue, WaiterRelay, AutoCloseable {
+public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, WaiterRelay, AutoCloseable {
 
     /** {@link StoreLimits#EXCLUSIVE_PRECEDENCE}, as the statements bind it. */
     private static final long PRECEDENCE_MS = StoreLimits.EXCLUSIVE_PRECEDENCE.toMillis();
@@ -49,8 +46,6 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Fair
     private final StatementRunner runner;
 
     private final PostgresStatements statements;
-
-    private final PostgresFairQueue fairQueue;
 
     private final NotificationListener listener;
 
@@ -71,7 +66,6 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Fair
         this.tableName = TableName.of(tableName);
         this.runner = new StatementRunner(dataSource, statementTimeout);
         this.statements = new PostgresStatements(this.tableName);
-        this.fairQueue = new PostgresFairQueue(runner, statements);
         WaiterTag tag = WaiterTag.random();
         this.listener = new NotificationListener(
                 dataSource, this.tableName.channel(), this.tableName.waiterChannel(tag), runner.timeoutMillis());
@@ -258,21 +252,6 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Fair
     @Override
     public boolean withdraw(Registration registration, String ownerToken) {
         return relay.withdraw(registration, ownerToken);
-    }
-
-    @Override
-    public QueueTicket enqueue(String key, String waiterId, Duration ttl) {
-        return fairQueue.enqueue(key, waiterId, ttl);
-    }
-
-    @Override
-    public AcquireResult acquireInTurn(AcquireRequest request, QueueTicket ticket) {
-        return fairQueue.acquireInTurn(request, ticket);
-    }
-
-    @Override
-    public void dequeue(QueueTicket ticket) {
-        fairQueue.dequeue(ticket);
     }
 
     /**

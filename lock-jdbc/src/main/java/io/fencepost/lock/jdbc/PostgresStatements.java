@@ -341,12 +341,6 @@ final class PostgresStatements {
 
     final NamedStatement inspect;
 
-    final NamedStatement fairAcquire;
-
-    final NamedStatement enqueue;
-
-    final NamedStatement dequeue;
-
     final NamedStatement holdUntilCommit;
 
     final NamedStatement acquireOrRegister;
@@ -382,9 +376,6 @@ final class PostgresStatements {
         this.releaseKeepingMinHold = resolve(RELEASE_KEEPING_MIN_HOLD, slots);
         this.forceRelease = resolve(FORCE_RELEASE, slots);
         this.inspect = resolve(INSPECT, slots);
-        this.fairAcquire = resolve(FairQueueStatements.FAIR_ACQUIRE, slots);
-        this.enqueue = resolve(FairQueueStatements.ENQUEUE, slots);
-        this.dequeue = resolve(FairQueueStatements.DEQUEUE, slots);
         this.holdUntilCommit = resolve(HOLD_UNTIL_COMMIT, slots);
         this.acquireOrRegister = resolve(WaiterRelayStatements.ACQUIRE_OR_REGISTER, slots);
         this.withdraw = resolve(WaiterRelayStatements.WITHDRAW, slots);

@@ -185,7 +185,9 @@ public final class SchemaInitializer {
         }
         List<String> problems = new ArrayList<>();
         checkColumns(connection, table, EXPECTED_COLUMNS, "", problems);
-        // The queue table holds fair-mode tickets and waiter registrations, which every waiting acquire writes.
+        // The queue table holds waiter registrations, which every waiting exclusive acquire writes. Its ticket column
+        // is each registration's place; rows without an owner token are the tickets of instances from before
+        // registrations replaced them, which no statement of this version writes.
         checkColumns(
                 connection,
                 tableName.quotedQueueTable(),

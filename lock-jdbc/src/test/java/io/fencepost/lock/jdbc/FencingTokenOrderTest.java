@@ -9,7 +9,6 @@ import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.HandOver;
 import io.fencepost.lock.spi.HandOverRequest;
 import io.fencepost.lock.spi.LeaseStore;
-import io.fencepost.lock.spi.QueueTicket;
 import io.fencepost.lock.spi.Registration;
 import io.fencepost.lock.spi.ReleaseRequest;
 import java.sql.Connection;
@@ -66,7 +65,7 @@ class FencingTokenOrderTest {
     /** Long enough for a statement to be sent and parked, short enough to wait out. */
     private static final Duration SHORT = Duration.ofMillis(1500);
 
-    private static final Duration TICKET_TTL = Duration.ofMinutes(1);
+    private static final Duration REGISTRATION_TTL = Duration.ofMinutes(1);
 
     /** The obvious statement: nextval in the INSERT's source, no serialization of the draw. */
     private static final String NAIVE_ACQUIRE_SQL = """
@@ -87,7 +86,7 @@ class FencingTokenOrderTest {
         ACQUIRE,
         /** The acquire statement on a key whose lease has expired (the conflict's update). */
         TAKEOVER,
-        /** Fair mode's acquire statement. */
+        /** Fair mode's acquire statement: a registering attempt in turn. */
         FAIR,
         /** A holder's release handing the lease to a waiter of its own client. */
         HAND_OVER,
@@ -202,7 +201,7 @@ class FencingTokenOrderTest {
                     stalls ? "stalled-at-update" : "interloper",
                     stalls || letGo == LetGo.RELEASE ? LONG : SHORT,
                     true);
-            assertThat(admin.acquireOrRegister(waiter, new Registration(key, owner(), TICKET_TTL, false)))
+            assertThat(admin.acquireOrRegister(waiter, new Registration(key, owner(), REGISTRATION_TTL, false)))
                     .isInstanceOf(AcquireResult.Busy.class);
         }
 
@@ -324,8 +323,9 @@ class FencingTokenOrderTest {
 
     private static AcquireResult fairAcquire(
             PostgresLeaseStore store, String key, String owner, String holder, Duration leaseTime) {
-        QueueTicket ticket = store.enqueue(key, owner(), TICKET_TTL);
-        return store.acquireInTurn(new AcquireRequest(key, owner, holder, leaseTime, true), ticket);
+        return store.acquireOrRegister(
+                new AcquireRequest(key, owner, holder, leaseTime, true),
+                new Registration(key, owner(), REGISTRATION_TTL, true));
     }
 
     private void openGate() throws SQLException {

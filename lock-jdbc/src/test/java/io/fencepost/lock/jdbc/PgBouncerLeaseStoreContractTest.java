@@ -1,8 +1,8 @@
 package io.fencepost.lock.jdbc;
 
-import io.fencepost.lock.contract.FairQueueContract;
 import io.fencepost.lock.contract.LeaseHandOverContract;
 import io.fencepost.lock.contract.LeaseStoreContract;
+import io.fencepost.lock.contract.WaiterRelayContract;
 import io.fencepost.lock.jdbc.test.PgBouncer;
 import io.fencepost.lock.spi.LeaseStore;
 import java.time.Duration;
@@ -16,7 +16,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * PgBouncer in transaction pooling mode, where every statement may run on another server connection.
  */
 @Tag("full")
-class PgBouncerLeaseStoreContractTest extends LeaseStoreContract implements LeaseHandOverContract, FairQueueContract {
+class PgBouncerLeaseStoreContractTest extends LeaseStoreContract implements LeaseHandOverContract, WaiterRelayContract {
 
     @RegisterExtension
     static final PgBouncer bouncer = new PgBouncer("transaction");

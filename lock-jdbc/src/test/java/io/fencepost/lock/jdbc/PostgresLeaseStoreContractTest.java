@@ -1,9 +1,9 @@
 package io.fencepost.lock.jdbc;
 
-import io.fencepost.lock.contract.FairQueueContract;
 import io.fencepost.lock.contract.LeaseHandOverContract;
 import io.fencepost.lock.contract.LeaseStoreContract;
 import io.fencepost.lock.contract.LockManagerContract;
+import io.fencepost.lock.contract.WaiterRelayContract;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
 import io.fencepost.lock.spi.LeaseStore;
 import java.time.Duration;
@@ -42,7 +42,7 @@ class PostgresLeaseStoreContractTest {
     }
 
     @Nested
-    class StoreContract extends LeaseStoreContract implements LeaseHandOverContract, FairQueueContract {
+    class StoreContract extends LeaseStoreContract implements LeaseHandOverContract, WaiterRelayContract {
 
         @Override
         protected LeaseStore createStore() {

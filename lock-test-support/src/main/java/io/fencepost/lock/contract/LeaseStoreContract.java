@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * supplies a fresh, empty store, and the same tests run against it as against the in-memory store and PostgreSQL.
  * Shared leases and permits ({@link SharedLeaseContract}, {@link PermitsContract}) are part of every store's
  * contract and run with it. A store with more abilities implements their suites too ({@link LeaseHandOverContract},
- * {@link FairQueueContract}).
+ * {@link WaiterRelayContract}).
  *
  * <pre>{@code
  * class MyLeaseStoreContractTest extends LeaseStoreContract implements LeaseHandOverContract {

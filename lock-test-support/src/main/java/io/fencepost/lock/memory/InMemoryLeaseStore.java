@@ -4,15 +4,15 @@ import io.fencepost.lock.LeaseInfo;
 import io.fencepost.lock.LeaseMode;
 import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
-import io.fencepost.lock.spi.FairQueue;
 import io.fencepost.lock.spi.HandOver;
 import io.fencepost.lock.spi.HandOverRequest;
 import io.fencepost.lock.spi.LeaseHandOver;
 import io.fencepost.lock.spi.LeaseStore;
-import io.fencepost.lock.spi.QueueTicket;
+import io.fencepost.lock.spi.Registration;
 import io.fencepost.lock.spi.ReleaseRequest;
 import io.fencepost.lock.spi.RenewRequest;
 import io.fencepost.lock.spi.StoreLimits;
+import io.fencepost.lock.spi.WaiterRelay;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,17 +24,26 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 /**
  * A {@link LeaseStore} in this JVM's memory, for users' unit tests and examples. It honours the whole store
- * contract, shared leases, permits, hand-over and fair queue included, with its {@link Clock} as the store clock
- * (inject {@link MutableClock} to move time by hand). It gives no protection across processes.
+ * contract, shared leases, permits, hand-over and waiter registrations (so fair mode) included, with its
+ * {@link Clock} as the store clock (inject {@link MutableClock} to move time by hand). It gives no protection across
+ * processes.
+ *
+ * <p>As on PostgreSQL, a release of an exclusive lease that live registrations wait for hands the lease to the oldest
+ * of them in the same step; an acquire of an expired key does not (the registered waiters' own attempts take it, in
+ * turn in fair mode). The waiter is told on a thread of the store's own, never under the store's lock.
  */
-public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, FairQueue {
+public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, WaiterRelay {
 
     private final Clock clock;
 
@@ -44,9 +53,22 @@ public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, Fair
 
     private final Map<String, List<Runnable>> subscribers = new ConcurrentHashMap<>();
 
-    private final Map<String, TreeMap<Long, Ticket>> queues = new HashMap<>();
+    private final Registrations registrations = new Registrations();
 
-    /** Fencing tokens and queue tickets come from this one counter, as from one sequence in PostgreSQL. */
+    /** Who listens for hand-overs, by registration id. */
+    private final Map<String, List<HandOverListener>> handOverListeners = new ConcurrentHashMap<>();
+
+    /** Tells waiters of hand-overs one after the other, outside the lock; its one thread ends when idle. */
+    private final Executor messages =
+            new ThreadPoolExecutor(0, 1, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+                Thread thread = new Thread(r, "fencepost-memory-hand-over");
+                thread.setDaemon(true);
+                return thread;
+            });
+
+    /**
+     * Fencing tokens and the places of registrations come from this one counter, as from one sequence in PostgreSQL.
+     */
     private long lastToken;
 
     /** A store on the system clock. */
@@ -59,7 +81,10 @@ public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, Fair
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
-    private record Ticket(String waiterId, Instant expiresAt) {}
+    private record HandOverListener(String ownerToken, Consumer<AcquireResult.Granted> handedOver) {}
+
+    /** A lease handed to a registration, to be told to its waiter once the lock is let go. */
+    private record Delivery(String registrationId, String ownerToken, AcquireResult.Granted granted) {}
 
     /** One lease of a key. */
     private record Holder(String ownerToken, String holder, long token, Instant acquiredAt, Instant expiresAt) {
@@ -157,62 +182,6 @@ public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, Fair
     }
 
     @Override
-    public QueueTicket enqueue(String key, String waiterId, Duration ttl) {
-        lock.lock();
-        try {
-            long ticket = ++lastToken;
-            queues.computeIfAbsent(key, k -> new TreeMap<>())
-                    .put(ticket, new Ticket(waiterId, clock.instant().plus(ttl)));
-            return new QueueTicket(key, waiterId, ticket, ttl);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    @Override
-    public void dequeue(QueueTicket ticket) {
-        lock.lock();
-        try {
-            TreeMap<Long, Ticket> queue = queues.get(ticket.key());
-            if (queue != null) {
-                queue.remove(ticket.number());
-                if (queue.isEmpty()) {
-                    queues.remove(ticket.key());
-                }
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    @Override
-    public AcquireResult acquireInTurn(AcquireRequest request, QueueTicket ticket) {
-        lock.lock();
-        try {
-            Instant now = clock.instant();
-            TreeMap<Long, Ticket> queue = queues.getOrDefault(request.key(), new TreeMap<>());
-            queue.values().removeIf(t -> !t.expiresAt().isAfter(now));
-            boolean earlierWaiter = !queue.headMap(ticket.number(), false).isEmpty();
-            AcquireResult result = earlierWaiter ? AcquireResult.Busy.unknown() : acquire(request);
-            if (result instanceof AcquireResult.Granted) {
-                queue.remove(ticket.number());
-            } else {
-                queue.replaceAll((t, entry) -> entry.waiterId().equals(ticket.waiterId())
-                        ? new Ticket(ticket.waiterId(), now.plus(ticket.ttl()))
-                        : entry);
-            }
-            if (queue.isEmpty()) {
-                queues.remove(request.key());
-            } else {
-                queues.put(request.key(), queue);
-            }
-            return result;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    @Override
     public Map<RenewRequest, Instant> renew(Collection<RenewRequest> requests) {
         Map<RenewRequest, Instant> renewed = new HashMap<>();
         lock.lock();
@@ -251,6 +220,8 @@ public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, Fair
             }
             Holder next = new Holder(to.ownerToken(), to.holder(), ++lastToken, now, now.plus(to.leaseTime()));
             key.replace(owned.get(), next);
+            // The waiter's registration, if it made one, must not be handed the lease again by a later release.
+            registrations.removeOwner(to.key(), to.ownerToken());
             // This store wakes every subscriber on every release, so it never needs to note who waits.
             return Optional.of(
                     new HandOver(new AcquireResult.Granted(next.token(), next.acquiredAt(), next.expiresAt()), false));
@@ -262,6 +233,7 @@ public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, Fair
     @Override
     public boolean release(ReleaseRequest request) {
         boolean removed;
+        Delivery delivery = null;
         lock.lock();
         try {
             Instant now = clock.instant();
@@ -272,7 +244,12 @@ public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, Fair
             }
             Holder holder = owned.get();
             removed = holder.liveAt(now);
-            if (!request.keepsMinimumHold() || !removed) {
+            Optional<Registrations.Waiter> next = key.mode == LeaseMode.EXCLUSIVE && !request.keepsMinimumHold()
+                    ? registrations.takeOldest(request.key(), request.ownerToken(), now)
+                    : Optional.empty();
+            if (next.isPresent()) {
+                delivery = handTo(key, holder, next.get(), now);
+            } else if (!request.keepsMinimumHold() || !removed) {
                 key.holders.remove(holder);
             } else {
                 Instant keepUntil = holder.acquiredAt().plus(request.minHoldTime());
@@ -292,8 +269,133 @@ public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, Fair
         } finally {
             lock.unlock();
         }
+        if (delivery != null) {
+            deliver(delivery);
+        }
         wakeSubscribers(request.key());
         return removed;
+    }
+
+    /**
+     * The released lease {@code released} becomes {@code waiter}'s, as if it had acquired the key right now: its owner
+     * token and holder, a new fencing token, a fresh lease of its lease time. The key is never free in between.
+     */
+    private Delivery handTo(Key key, Holder released, Registrations.Waiter waiter, Instant now) {
+        Holder next = new Holder(waiter.ownerToken(), waiter.holder(), ++lastToken, now, now.plus(waiter.leaseTime()));
+        key.replace(released, next);
+        return new Delivery(
+                waiter.id(),
+                waiter.ownerToken(),
+                new AcquireResult.Granted(next.token(), next.acquiredAt(), next.expiresAt()));
+    }
+
+    /** Tells the listeners of the registration, on the store's own thread, never under the lock. */
+    private void deliver(Delivery delivery) {
+        messages.execute(() -> {
+            for (HandOverListener listener : handOverListeners.getOrDefault(delivery.registrationId(), List.of())) {
+                if (listener.ownerToken().equals(delivery.ownerToken())) {
+                    listener.handedOver().accept(delivery.granted());
+                }
+            }
+        });
+    }
+
+    /**
+     * Grants a free key (in turn: only when no older live registration waits for it), returns a key already handed to
+     * the registration as granted, and otherwise registers the waiter, or refreshes its registration, behind an
+     * exclusive lease. A grant ends the registration.
+     */
+    @Override
+    public AcquireResult acquireOrRegister(AcquireRequest request, Registration registration) {
+        if (request.mode() != LeaseMode.EXCLUSIVE || !registration.key().equals(request.key())) {
+            throw new IllegalArgumentException(
+                    "only a waiting exclusive request registers, for its own key: " + request + ", " + registration);
+        }
+        String name = request.key();
+        lock.lock();
+        try {
+            Instant now = clock.instant();
+            registrations.clearLapsed(name, now);
+            Key key = keys.get(name);
+            Optional<Holder> handed = key == null || key.mode != LeaseMode.EXCLUSIVE
+                    ? Optional.empty()
+                    : key.owned(request.ownerToken()).filter(h -> h.liveAt(now));
+            if (handed.isPresent()) {
+                registrations.remove(name, registration.id());
+                Holder ours = handed.get();
+                return new AcquireResult.Granted(ours.token(), ours.acquiredAt(), ours.expiresAt());
+            }
+            boolean behindOlder = registration.inTurn() && registrations.olderWaits(name, registration.id(), now);
+            AcquireResult result = behindOlder ? busy(key, now) : acquire(request);
+            if (result instanceof AcquireResult.Granted) {
+                registrations.remove(name, registration.id());
+                return result;
+            }
+            Key busyKey = keys.get(name);
+            // Behind shared leases or permits the waiter does not register: their releases hand nothing over.
+            if (behindOlder || busyKey == null || busyKey.mode == LeaseMode.EXCLUSIVE) {
+                long place = registrations.find(name, registration.id()).isPresent() ? 0 : ++lastToken;
+                registrations.registerOrRefresh(request, registration, now, place);
+            }
+            return result;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Busy for as long as the key's live leases run, if it has any. */
+    private static AcquireResult busy(Key key, Instant now) {
+        List<Holder> live = key == null ? List.of() : key.live(now);
+        return live.isEmpty()
+                ? AcquireResult.Busy.unknown()
+                : AcquireResult.Busy.forAtMost(Duration.between(now, freesAt(key, live)));
+    }
+
+    @Override
+    public Subscription onHandOver(
+            Registration registration, String ownerToken, Consumer<AcquireResult.Granted> handedOver) {
+        HandOverListener listener = new HandOverListener(Objects.requireNonNull(ownerToken, "ownerToken"), handedOver);
+        handOverListeners
+                .computeIfAbsent(registration.id(), id -> new CopyOnWriteArrayList<>())
+                .add(listener);
+        return new Subscription() {
+            @Override
+            public boolean delivers() {
+                return true; // every hand-over of this store is told to its registration's listeners
+            }
+
+            @Override
+            public void close() {
+                handOverListeners.computeIfPresent(registration.id(), (id, list) -> {
+                    list.remove(listener);
+                    return list.isEmpty() ? null : list;
+                });
+            }
+        };
+    }
+
+    @Override
+    public boolean withdraw(Registration registration, String ownerToken) {
+        lock.lock();
+        try {
+            registrations.remove(registration.key(), registration.id());
+            Key key = keys.get(registration.key());
+            return key != null
+                    && key.mode == LeaseMode.EXCLUSIVE
+                    && key.owned(ownerToken).isPresent();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** How many live waiter registrations wait for {@code key}: for tests that wait until their waiters queued. */
+    public int registeredWaiters(String key) {
+        lock.lock();
+        try {
+            return registrations.live(key, clock.instant());
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override

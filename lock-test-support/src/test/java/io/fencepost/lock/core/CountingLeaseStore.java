@@ -5,25 +5,24 @@ import io.fencepost.lock.LockStoreException;
 import io.fencepost.lock.memory.InMemoryLeaseStore;
 import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
-import io.fencepost.lock.spi.FairQueue;
 import io.fencepost.lock.spi.HandOver;
 import io.fencepost.lock.spi.HandOverRequest;
 import io.fencepost.lock.spi.LeaseHandOver;
 import io.fencepost.lock.spi.LeaseStore;
-import io.fencepost.lock.spi.QueueTicket;
 import io.fencepost.lock.spi.ReleaseRequest;
 import io.fencepost.lock.spi.RenewRequest;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
-/** Wraps the in-memory store, counts the calls the engine makes and can simulate an outage. */
-final class CountingLeaseStore implements LeaseStore, LeaseHandOver, FairQueue {
+/**
+ * Wraps the in-memory store, counts the calls the engine makes and can simulate an outage. It hides the store's waiter
+ * registrations, so that waiters poll and wake as over a store without them (fair mode then needs the store itself).
+ */
+final class CountingLeaseStore implements LeaseStore, LeaseHandOver {
 
     final AtomicInteger acquires = new AtomicInteger();
 
@@ -37,9 +36,6 @@ final class CountingLeaseStore implements LeaseStore, LeaseHandOver, FairQueue {
     volatile boolean othersWaiting;
 
     volatile boolean down;
-
-    /** Tickets taken and not yet served or given up, per key. */
-    final ConcurrentHashMap<String, Integer> queued = new ConcurrentHashMap<>();
 
     private final InMemoryLeaseStore delegate;
 
@@ -67,29 +63,6 @@ final class CountingLeaseStore implements LeaseStore, LeaseHandOver, FairQueue {
     @Override
     public AcquireResult acquire(AcquireRequest request) {
         return counted(acquires, () -> delegate.acquire(request));
-    }
-
-    @Override
-    public QueueTicket enqueue(String key, String waiterId, Duration ttl) {
-        failIfDown();
-        QueueTicket ticket = delegate.enqueue(key, waiterId, ttl);
-        queued.merge(key, 1, Integer::sum);
-        return ticket;
-    }
-
-    @Override
-    public void dequeue(QueueTicket ticket) {
-        queued.merge(ticket.key(), -1, Integer::sum);
-        delegate.dequeue(ticket);
-    }
-
-    @Override
-    public AcquireResult acquireInTurn(AcquireRequest request, QueueTicket ticket) {
-        AcquireResult result = counted(acquires, () -> delegate.acquireInTurn(request, ticket));
-        if (result instanceof AcquireResult.Granted && ticket.queued()) {
-            queued.merge(request.key(), -1, Integer::sum);
-        }
-        return result;
     }
 
     @Override

@@ -346,17 +346,69 @@ class DefaultLockManagerTest {
     void aFairCallerThatDoesNotWaitTakesAFreeKeyAndFindsAHeldOneBusy() {
         LockOptions fairOnce = HOLD.toBuilder().fair(true).build();
 
-        Lease lease = locks.tryAcquire("fair-once", fairOnce).orElseThrow();
-        assertThat(manager(store).tryAcquire("fair-once", fairOnce)).isEmpty();
+        Lease lease = manager(memory).tryAcquire("fair-once", fairOnce).orElseThrow();
+        assertThat(manager(memory).tryAcquire("fair-once", fairOnce)).isEmpty();
+        assertThat(memory.registeredWaiters("fair-once"))
+                .as("the caller that did not wait withdrew")
+                .isZero();
         lease.release();
 
-        assertThat(manager(store).tryAcquire("fair-once", fairOnce)).isPresent();
+        assertThat(manager(memory).tryAcquire("fair-once", fairOnce)).isPresent();
+    }
+
+    @Test
+    void aFairCallerThatDoesNotWaitDoesNotTakeAFreeKeyPastAnOlderFairWaiter() throws Exception {
+        MutableClock storeClock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+        InMemoryLeaseStore clocked = new InMemoryLeaseStore(storeClock);
+        // Held without an engine, so nothing renews it: the key frees when the store's clock passes its lease.
+        assertThat(clocked.acquire(new io.fencepost.lock.spi.AcquireRequest(
+                        "fair-free", "00000000-0000-0000-0000-000000000001", "gone", Duration.ofSeconds(30), false)))
+                .isInstanceOf(io.fencepost.lock.spi.AcquireResult.Granted.class);
+        LockOptions fair =
+                HOLD.toBuilder().fair(true).waitTime(Duration.ofMinutes(1)).build();
+        // The waiter re-checks only every minute: the key stays free, with its registration older than the try.
+        DefaultLockManager patient = DefaultLockManager.builder(clocked)
+                .pushFallback(Duration.ofMinutes(1))
+                .build();
+        managers.add(patient);
+        Future<Lease> waiter = threads.submit(() -> patient.acquire("fair-free", fair));
+        await().until(() -> clocked.registeredWaiters("fair-free") == 1);
+        storeClock.advance(Duration.ofSeconds(31));
+        assertThat(clocked.inspect("fair-free")).isEmpty();
+
+        Optional<Lease> barger = manager(clocked)
+                .tryAcquire("fair-free", HOLD.toBuilder().fair(true).build());
+        barger.ifPresent(Lease::release);
+        assertThat(barger).as("a fair try past the older fair waiter").isEmpty();
+        assertThat(manager(clocked).tryAcquire("fair-free", HOLD))
+                .as("a try that is not fair takes the free key")
+                .isPresent();
+        waiter.cancel(true);
+    }
+
+    @Test
+    void aFairTryThatIsHandedTheKeyAsItWithdrawsHoldsIt() {
+        InMemoryLeaseStore handing = new InMemoryLeaseStore();
+        DefaultLockManager holder = manager(handing);
+        Lease held = holder.acquire("fair-handed", HOLD);
+        // The holder's release arrives between the try's registering attempt and its withdrawal.
+        DefaultLockManager trying = manager(new ReleasesBeforeWithdrawal(handing, held));
+
+        Lease lease = trying.tryAcquire(
+                        "fair-handed", HOLD.toBuilder().fair(true).build())
+                .orElseThrow();
+
+        assertThat(lease.fencingToken()).isGreaterThan(held.fencingToken());
+        assertThat(lease.isHeld()).isTrue();
+        assertThat(handing.inspect("fair-handed").orElseThrow().fencingToken()).isEqualTo(lease.fencingToken());
+        lease.release();
+        assertThat(handing.inspect("fair-handed")).isEmpty();
     }
 
     @Test
     void fairWaitersOfSeveralClientsAreServedInArrivalOrder() throws Exception {
-        DefaultLockManager holder = manager(store);
-        List<DefaultLockManager> clients = List.of(manager(store), manager(store), manager(store));
+        DefaultLockManager holder = manager(memory);
+        List<DefaultLockManager> clients = List.of(manager(memory), manager(memory), manager(memory));
         Lease held = holder.acquire("fair", HOLD);
         LockOptions fair =
                 HOLD.toBuilder().fair(true).waitTime(Duration.ofMinutes(1)).build();
@@ -372,8 +424,8 @@ class DefaultLockManagerTest {
                 return null;
             }));
             int queued = i + 1;
-            // Arrival order is the order of the tickets taken, one waiter at a time.
-            await().until(() -> memoryQueueLength("fair") == queued);
+            // Arrival order is the order of the registrations made, one waiter at a time.
+            await().until(() -> memory.registeredWaiters("fair") == queued);
         }
 
         held.release();
@@ -423,11 +475,6 @@ class DefaultLockManagerTest {
         assertThatThrownBy(() -> locks.acquire("k", HOLD.toBuilder().fair(true).build()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("fair");
-    }
-
-    /** Tickets taken and not yet served or given up, as counted by the wrapping store. */
-    private int memoryQueueLength(String key) {
-        return store.queued.getOrDefault(key, 0);
     }
 
     @Test

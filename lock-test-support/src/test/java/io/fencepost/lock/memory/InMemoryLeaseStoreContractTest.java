@@ -1,11 +1,11 @@
 package io.fencepost.lock.memory;
 
-import io.fencepost.lock.contract.FairQueueContract;
 import io.fencepost.lock.contract.LeaseHandOverContract;
 import io.fencepost.lock.contract.LeaseStoreContract;
+import io.fencepost.lock.contract.WaiterRelayContract;
 import io.fencepost.lock.spi.LeaseStore;
 
-class InMemoryLeaseStoreContractTest extends LeaseStoreContract implements LeaseHandOverContract, FairQueueContract {
+class InMemoryLeaseStoreContractTest extends LeaseStoreContract implements LeaseHandOverContract, WaiterRelayContract {
 
     @Override
     protected LeaseStore createStore() {
