@@ -212,12 +212,7 @@ class JdbcLeaseGuardTest {
 
     @Test
     void aGrantOfTheKeyWaitsForTheBoundTransactionAndSeesItsWrites() throws Exception {
-        Lease lease = a.acquire(
-                KEY,
-                LockOptions.builder()
-                        .leaseTime(Duration.ofSeconds(4))
-                        .renew(false)
-                        .build());
+        Lease lease = unrenewed(Duration.ofSeconds(4));
         CompletableFuture<Long> seenByB;
         try (Connection tx = db.dataSource().getConnection()) {
             tx.setAutoCommit(false);
@@ -396,12 +391,7 @@ class JdbcLeaseGuardTest {
 
     @Test
     void aTransactionLeftIdleAfterTheCheckIsEndedByTheServerWithinTheRemainingLease() throws Exception {
-        Lease lease = a.acquire(
-                KEY,
-                LockOptions.builder()
-                        .leaseTime(Duration.ofMillis(800))
-                        .renew(false)
-                        .build());
+        Lease lease = unrenewed(Duration.ofMillis(800));
         try (Connection tx = db.unpooledDataSource().getConnection()) {
             tx.setAutoCommit(false);
             setBalance(tx, 13);
@@ -424,12 +414,7 @@ class JdbcLeaseGuardTest {
     @Test
     void aTransactionThatKeepsRunningStatementsAfterTheCheckIsEndedWithinTheRemainingLeaseOnPostgres17()
             throws Exception {
-        Lease lease = a.acquire(
-                KEY,
-                LockOptions.builder()
-                        .leaseTime(Duration.ofMillis(800))
-                        .renew(false)
-                        .build());
+        Lease lease = unrenewed(Duration.ofMillis(800));
         try (Connection tx = db.unpooledDataSource().getConnection()) {
             assumeTrue(
                     tx.getMetaData().getDatabaseMajorVersion() >= 17,
@@ -473,6 +458,12 @@ class JdbcLeaseGuardTest {
                     .as("for that transaction only")
                     .isZero();
         }
+    }
+
+    /** A lease of A's on the key that is not renewed: it ends after {@code leaseTime} whatever the holder does. */
+    private Lease unrenewed(Duration leaseTime) {
+        return a.acquire(
+                KEY, LockOptions.builder().leaseTime(leaseTime).renew(false).build());
     }
 
     private static long settingMillis(Connection connection, String name) throws SQLException {
