@@ -141,7 +141,7 @@ class LabPageBrowserTest {
 
     @Test
     void pausingTheHolderIsHarmlessWithFencingAndAViolationWithoutIt() throws IOException {
-        browser.get("http://localhost:" + port + "/");
+        browser.get("http://127.0.0.1:" + port + "/");
         WebDriverWait wait = new WebDriverWait(browser, STEP);
         wait.until(page -> number("grants") >= 3);
         assertThat(text("fencing-state")).isEqualTo("ON");

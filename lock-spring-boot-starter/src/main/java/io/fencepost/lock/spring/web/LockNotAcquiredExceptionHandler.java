@@ -1,6 +1,7 @@
 package io.fencepost.lock.spring.web;
 
 import io.fencepost.lock.LockNotAcquiredException;
+import io.fencepost.lock.LockStoreException;
 import io.fencepost.lock.internal.LogSafe;
 import java.time.Duration;
 import org.apache.commons.logging.Log;
@@ -17,8 +18,11 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 /**
  * Answers a {@link LockNotAcquiredException} that reaches Spring MVC as a problem detail with 409, or 503 and a
  * {@code Retry-After} header, instead of a 500. A busy lock is a normal outcome under contention, not a server error.
- * The answer does not name the key: lock keys are the application's internals; the exception's message, with the key,
- * goes to the DEBUG log. Ordered last, so that the application's own handlers take precedence.
+ * A {@link LockStoreException} (the lock store did not answer in time, so the lock failed closed) is answered 503
+ * with {@code Retry-After}: the service is unavailable for a moment, and nothing ran. The answer does not name the key:
+ * lock keys are the application's internals; the exception's message, with the key, goes to the DEBUG log (the
+ * outage itself shows in the {@code locks} health and the {@code result=error} metrics). Ordered last, so that the
+ * application's own handlers take precedence.
  */
 @ControllerAdvice
 @Order(Ordered.LOWEST_PRECEDENCE)
@@ -59,6 +63,20 @@ public class LockNotAcquiredExceptionHandler {
             answer.header(HttpHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds()));
         }
         return answer.body(problem);
+    }
+
+    @ExceptionHandler
+    ResponseEntity<ProblemDetail> storeUnavailable(LockStoreException e) {
+        if (logger.isDebugEnabled()) {
+            logger.debug("Answering 503: " + LogSafe.text(e.getMessage()));
+        }
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(
+                HttpStatus.SERVICE_UNAVAILABLE,
+                "The lock store did not answer in time, so this request did not run; try again.");
+        problem.setTitle("Lock store unavailable");
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+                .header(HttpHeaders.RETRY_AFTER, Long.toString(Math.max(1, retryAfterSeconds())))
+                .body(problem);
     }
 
     private long retryAfterSeconds() {
