@@ -1,8 +1,8 @@
 package io.fencepost.lock.reliability.checker;
 
-import io.fencepost.lock.LeaseInfo;
 import io.fencepost.lock.LeaseMode;
 import io.fencepost.lock.LockStoreException;
+import io.fencepost.lock.contract.ForwardingLeaseStore;
 import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.HandOver;
@@ -10,7 +10,6 @@ import io.fencepost.lock.spi.HandOverRequest;
 import io.fencepost.lock.spi.LeaseHandOver;
 import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.ReleaseRequest;
-import io.fencepost.lock.spi.RenewRequest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -18,8 +17,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.util.Collection;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
@@ -243,42 +240,13 @@ final class BrokenStores {
     }
 
     /** Passes every call to the real store; the broken variants override one method. */
-    private static class Forwarding implements LeaseStore {
+    private static class Forwarding extends ForwardingLeaseStore {
 
-        private final LeaseStore real;
+        final LeaseStore real;
 
         Forwarding(LeaseStore real) {
+            super(real);
             this.real = real;
-        }
-
-        @Override
-        public AcquireResult acquire(AcquireRequest request) {
-            return real.acquire(request);
-        }
-
-        @Override
-        public Map<RenewRequest, Instant> renew(Collection<RenewRequest> requests) {
-            return real.renew(requests);
-        }
-
-        @Override
-        public boolean release(ReleaseRequest request) {
-            return real.release(request);
-        }
-
-        @Override
-        public boolean forceRelease(String key) {
-            return real.forceRelease(key);
-        }
-
-        @Override
-        public Optional<LeaseInfo> inspect(String key) {
-            return real.inspect(key);
-        }
-
-        @Override
-        public Subscription subscribe(String key, Runnable listener) {
-            return real.subscribe(key, listener);
         }
     }
 }

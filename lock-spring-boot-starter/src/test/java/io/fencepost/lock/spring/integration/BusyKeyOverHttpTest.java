@@ -104,7 +104,7 @@ class BusyKeyOverHttpTest {
                 .run();
     }
 
-    private static int port(ConfigurableApplicationContext context) {
+    static int port(ConfigurableApplicationContext context) {
         return ((WebServerApplicationContext) context).getWebServer().getPort();
     }
 
