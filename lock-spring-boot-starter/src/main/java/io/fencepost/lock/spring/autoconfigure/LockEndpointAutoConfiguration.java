@@ -1,6 +1,7 @@
 package io.fencepost.lock.spring.autoconfigure;
 
 import io.fencepost.lock.LockManager;
+import io.fencepost.lock.spring.actuate.endpoint.ForceReleasePolicy;
 import io.fencepost.lock.spring.actuate.endpoint.LocksEndpoint;
 import io.fencepost.lock.spring.actuate.endpoint.LocksEndpointWebExtension;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -26,8 +27,11 @@ public final class LockEndpointAutoConfiguration {
     @ConditionalOnBean(LockManager.class)
     @ConditionalOnMissingBean
     LocksEndpoint locksEndpoint(LockManager lockManager, LockProperties properties) {
+        LockProperties.ForceRelease forceRelease = properties.getEndpoint().getForceRelease();
         return new LocksEndpoint(
-                lockManager, properties.getEndpoint().getForceRelease().isEnabled());
+                lockManager,
+                new ForceReleasePolicy(
+                        forceRelease.isEnabled(), forceRelease.getRole(), forceRelease.isAllowAnonymous()));
     }
 
     @Bean

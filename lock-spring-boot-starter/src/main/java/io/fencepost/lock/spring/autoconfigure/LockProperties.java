@@ -227,12 +227,40 @@ public class LockProperties {
          */
         private boolean enabled = false;
 
+        /**
+         * The role a caller must have (HttpServletRequest.isUserInRole, so with Spring Security an authority
+         * ROLE_ followed by the role) for a forced release; blank: any authenticated caller.
+         */
+        private String role = "LOCK_ADMIN";
+
+        /**
+         * Whether a caller without a principal (no authentication in front of Actuator) may force-release. Off: such a
+         * request is refused with 403 even when forced releases are enabled.
+         */
+        private boolean allowAnonymous = false;
+
         public boolean isEnabled() {
             return enabled;
         }
 
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
+        }
+
+        public String getRole() {
+            return role;
+        }
+
+        public void setRole(String role) {
+            this.role = role;
+        }
+
+        public boolean isAllowAnonymous() {
+            return allowAnonymous;
+        }
+
+        public void setAllowAnonymous(boolean allowAnonymous) {
+            this.allowAnonymous = allowAnonymous;
         }
     }
 

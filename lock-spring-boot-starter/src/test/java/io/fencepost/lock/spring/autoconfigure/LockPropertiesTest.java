@@ -113,6 +113,8 @@ class LockPropertiesTest {
                         "fencepost.web.enabled",
                         "fencepost.web.busy-status",
                         "fencepost.web.retry-after",
+                        "fencepost.endpoint.force-release.role",
+                        "fencepost.endpoint.force-release.allow-anonymous",
                         "fencepost.leader.groups");
         metadata.values().forEach(property -> {
             assertThat(property.getDescription())

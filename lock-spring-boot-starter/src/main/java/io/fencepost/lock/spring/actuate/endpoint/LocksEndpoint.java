@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Objects;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
@@ -26,10 +27,12 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
 /**
  * The {@code locks} endpoint: {@code GET /actuator/locks} lists the leases this instance holds,
  * {@code GET /actuator/locks/{key}} shows the store's view of one key (404 when it is free), and
- * {@code DELETE /actuator/locks/{key}} force-releases a key, only when {@code fencepost.endpoint.force-release.enabled}
- * is true. Keys may contain {@code /}: the rest of the path is the key. Owner tokens never appear.
+ * {@code DELETE /actuator/locks/{key}} force-releases a key. The endpoint is read-only unless the application grants
+ * more ({@code management.endpoint.locks.access=unrestricted}), and a forced release also needs what its
+ * {@link ForceReleasePolicy} asks: {@code fencepost.endpoint.force-release.enabled}, an authenticated caller and its
+ * role. Keys may contain {@code /}: the rest of the path is the key. Owner tokens never appear.
  */
-@Endpoint(id = "locks")
+@Endpoint(id = "locks", defaultAccess = Access.READ_ONLY)
 public class LocksEndpoint {
 
     /** The property that allows {@link #forceRelease}. */
@@ -39,15 +42,20 @@ public class LocksEndpoint {
 
     private final LockManager lockManager;
 
-    private final boolean forceReleaseEnabled;
+    private final ForceReleasePolicy forceRelease;
 
     /**
      * An endpoint on {@code lockManager}; it lists held leases and force-releases only when the manager is a
-     * {@link LockAdmin}.
+     * {@link LockAdmin}, for authenticated callers with {@value ForceReleasePolicy#DEFAULT_ROLE}.
      */
     public LocksEndpoint(LockManager lockManager, boolean forceReleaseEnabled) {
+        this(lockManager, ForceReleasePolicy.of(forceReleaseEnabled));
+    }
+
+    /** An endpoint on {@code lockManager} whose forced releases follow {@code forceRelease}. */
+    public LocksEndpoint(LockManager lockManager, ForceReleasePolicy forceRelease) {
         this.lockManager = Objects.requireNonNull(lockManager, "lockManager");
-        this.forceReleaseEnabled = forceReleaseEnabled;
+        this.forceRelease = Objects.requireNonNull(forceRelease, "forceRelease");
     }
 
     /** The leases this instance holds, by key. */
@@ -94,18 +102,19 @@ public class LocksEndpoint {
     }
 
     /**
-     * Removes the store's lease on {@code key} whoever holds it, when {@value #FORCE_RELEASE_PROPERTY} is true; logged
-     * at WARN with who asked. The holder is not asked: its next renewal finds the lease gone and reports it lost, and
+     * Removes the store's lease on {@code key} whoever holds it, when the {@link ForceReleasePolicy} allows the caller;
+     * logged at INFO with who asked. The holder is not asked: its next renewal finds the lease gone and reports it lost, and
      * its fenced writes are refused once a later holder's have been accepted.
      *
-     * @throws IllegalStateException when forced releases are not enabled (the web extension answers 403 instead)
+     * @throws IllegalStateException when the caller may not force-release (the web extension answers 403 instead)
      */
     @DeleteOperation
     public ForceReleaseDescriptor forceRelease(
             SecurityContext securityContext, @Selector(match = Match.ALL_REMAINING) String... key) {
         String lockKey = key(key);
-        if (!forceReleaseEnabled) {
-            throw new IllegalStateException(refuse(lockKey, securityContext));
+        String refusal = refusal(lockKey, securityContext);
+        if (refusal != null) {
+            throw new IllegalStateException(refusal);
         }
         String who = who(securityContext);
         if (!(lockManager instanceof LockAdmin admin)) {
@@ -118,7 +127,7 @@ public class LocksEndpoint {
         } catch (IllegalArgumentException e) {
             throw new InvalidEndpointRequestException(e.getMessage(), "invalid lock key");
         }
-        logger.warn("Lock '" + loggable(lockKey) + "' was force-released through the locks endpoint by '"
+        logger.info("Lock '" + loggable(lockKey) + "' was force-released through the locks endpoint by '"
                 + loggable(who) + "' (" + (released ? "a live lease was removed" : "there was no live lease") + ")");
         return new ForceReleaseDescriptor(
                 lockKey,
@@ -130,18 +139,27 @@ public class LocksEndpoint {
                         : "there was no live lease on this key");
     }
 
-    /** Whether {@link #forceRelease} may run. */
+    /** Whether forced releases are enabled at all (the caller still needs what the policy asks). */
     public boolean isForceReleaseEnabled() {
-        return forceReleaseEnabled;
+        return forceRelease.enabled();
     }
 
-    /** Logs a refused forced release and returns the reason. */
-    String refuse(String key, SecurityContext securityContext) {
-        logger.info("Refused to force-release lock '" + loggable(key) + "' for '" + loggable(who(securityContext))
-                + "': " + FORCE_RELEASE_PROPERTY + " is not true");
-        return "Force release of lock '" + key + "' is disabled. A forced release breaks the lock's mutual exclusion"
-                + " for a holder that is still running (only fencing protects the resource then); to allow it, set "
-                + FORCE_RELEASE_PROPERTY + "=true.";
+    /** Who may force-release. */
+    public ForceReleasePolicy forceReleasePolicy() {
+        return forceRelease;
+    }
+
+    /**
+     * Why {@code securityContext}'s caller may not force-release {@code key}, or null when it may. A refusal is
+     * logged at DEBUG only: anyone who reaches the endpoint can cause them.
+     */
+    String refusal(String key, SecurityContext securityContext) {
+        String reason = forceRelease.refusal(securityContext);
+        if (reason != null && logger.isDebugEnabled()) {
+            logger.debug("Refused to force-release lock '" + loggable(key) + "' for '" + loggable(who(securityContext))
+                    + "': " + reason);
+        }
+        return reason;
     }
 
     static String who(SecurityContext securityContext) {

@@ -9,8 +9,8 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
 
 /**
- * The HTTP side of the {@link LocksEndpoint}'s forced release: while it is disabled, {@code 403 Forbidden} with a body
- * that names the property, rather than a bare server error.
+ * The HTTP side of the {@link LocksEndpoint}'s forced release: a caller its {@link ForceReleasePolicy} refuses gets
+ * {@code 403 Forbidden} with a body that says why, rather than a bare server error.
  */
 @EndpointWebExtension(endpoint = LocksEndpoint.class)
 public class LocksEndpointWebExtension {
@@ -22,13 +22,13 @@ public class LocksEndpointWebExtension {
         this.delegate = delegate;
     }
 
-    /** {@code DELETE /actuator/locks/{key}}: as {@link LocksEndpoint#forceRelease}, or 403 while disabled. */
+    /** {@code DELETE /actuator/locks/{key}}: as {@link LocksEndpoint#forceRelease}, or 403 for a refused caller. */
     @DeleteOperation
     public WebEndpointResponse<ForceReleaseDescriptor> forceRelease(
             SecurityContext securityContext, @Selector(match = Match.ALL_REMAINING) String... key) {
         String lockKey = LocksEndpoint.key(key);
-        if (!delegate.isForceReleaseEnabled()) {
-            String reason = delegate.refuse(lockKey, securityContext);
+        String reason = delegate.refusal(lockKey, securityContext);
+        if (reason != null) {
             return new WebEndpointResponse<>(
                     new ForceReleaseDescriptor(lockKey, false, LocksEndpoint.who(securityContext), reason), 403);
         }

@@ -180,10 +180,11 @@ class LocksEndpointHttpTest {
 
     @Test
     void refusesAForcedReleaseUnlessEnabled(CapturedOutput output) throws Exception {
-        try (ConfigurableApplicationContext app = start()) {
+        try (ConfigurableApplicationContext app =
+                start(UNRESTRICTED, "logging.level.io.fencepost.lock.spring.actuate.endpoint=debug")) {
             LockManager locks = app.getBean(LockManager.class);
             try (Lease lease = locks.acquire("account:6", options("accounts"))) {
-                HttpResponse<String> response = delete(app, "/actuator/locks/account:6", "mallory");
+                HttpResponse<String> response = delete(app, "/actuator/locks/account:6", "mallory", "LOCK_ADMIN");
 
                 assertThat(response.statusCode()).isEqualTo(403);
                 assertThat(JsonPath.<Boolean>read(response.body(), "$.released"))
@@ -192,7 +193,7 @@ class LocksEndpointHttpTest {
                         .contains("disabled", "fencepost.endpoint.force-release.enabled=true");
                 assertThat(lease.isHeld()).isTrue();
                 assertThat(locks.inspect("account:6")).isPresent();
-                assertThat(output).contains("Refused to force-release lock 'account:6' for 'mallory'");
+                assertThat(output).containsPattern("DEBUG .*Refused to force-release lock 'account:6' for 'mallory'");
             }
         }
     }
@@ -201,7 +202,7 @@ class LocksEndpointHttpTest {
     void anEnabledForcedReleaseFreesTheKeyAndFencingRefusesTheOldHoldersLateWrite(CapturedOutput output)
             throws Exception {
         JdbcFencingGuard guard = new JdbcFencingGuard();
-        try (ConfigurableApplicationContext app = start("fencepost.endpoint.force-release.enabled=true");
+        try (ConfigurableApplicationContext app = start(UNRESTRICTED, ENABLED);
                 PostgresLockManager newcomer = PostgresLockManager.builder(db.dataSource())
                         .holderName("newcomer@test")
                         .build()) {
@@ -209,7 +210,7 @@ class LocksEndpointHttpTest {
             Lease old = locks.acquire("account:7", options("accounts"));
             String oldOwnerToken = ownerToken("account:7");
 
-            HttpResponse<String> response = delete(app, "/actuator/locks/account:7", "alice");
+            HttpResponse<String> response = delete(app, "/actuator/locks/account:7", "alice", "LOCK_ADMIN");
 
             assertThat(response.statusCode()).isEqualTo(200);
             assertThat(JsonPath.<String>read(response.body(), "$.key")).isEqualTo("account:7");
@@ -218,7 +219,7 @@ class LocksEndpointHttpTest {
             assertThat(response.body()).doesNotContain(oldOwnerToken);
             assertThat(output)
                     .containsPattern(
-                            "WARN .*Lock 'account:7' was force-released through the locks endpoint by 'alice'");
+                            "INFO .*Lock 'account:7' was force-released through the locks endpoint by 'alice'");
             assertThat(locks.inspect("account:7")).isEmpty();
             assertThat(old.isHeld()).isFalse();
             assertThatExceptionOfType(LeaseLostException.class).isThrownBy(old::checkHeld);
@@ -238,9 +239,48 @@ class LocksEndpointHttpTest {
     }
 
     @Test
-    void aForcedReleaseWithoutAPrincipalIsLoggedAsAnonymous(CapturedOutput output) throws Exception {
-        try (ConfigurableApplicationContext app = start("fencepost.endpoint.force-release.enabled=true")) {
-            HttpResponse<String> response = delete(app, "/actuator/locks/account:free", null);
+    void theEndpointIsReadOnlyUnlessTheApplicationGrantsMore() throws Exception {
+        try (ConfigurableApplicationContext app = start(ENABLED)) {
+            LockManager locks = app.getBean(LockManager.class);
+            try (Lease lease = locks.acquire("account:8", options("accounts"))) {
+                HttpResponse<String> response = delete(app, "/actuator/locks/account:8", "alice", "LOCK_ADMIN");
+
+                assertThat(response.statusCode())
+                        .as("no write operation is mapped")
+                        .isNotEqualTo(200);
+                assertThat(get(app, "/actuator/locks/account:8").statusCode()).isEqualTo(200);
+                assertThat(lease.isHeld()).isTrue();
+                assertThat(locks.inspect("account:8")).isPresent();
+            }
+        }
+    }
+
+    @Test
+    void anEnabledForcedReleaseIsRefusedToACallerWithoutAPrincipalOrWithoutTheRole() throws Exception {
+        try (ConfigurableApplicationContext app = start(UNRESTRICTED, ENABLED)) {
+            LockManager locks = app.getBean(LockManager.class);
+            try (Lease lease = locks.acquire("account:9", options("accounts"))) {
+                HttpResponse<String> anonymous = delete(app, "/actuator/locks/account:9", null, null);
+                assertThat(anonymous.statusCode()).isEqualTo(403);
+                assertThat(JsonPath.<String>read(anonymous.body(), "$.message"))
+                        .contains("authenticated caller", "fencepost.endpoint.force-release.allow-anonymous=true");
+
+                HttpResponse<String> withoutRole = delete(app, "/actuator/locks/account:9", "mallory", "USER");
+                assertThat(withoutRole.statusCode()).isEqualTo(403);
+                assertThat(JsonPath.<String>read(withoutRole.body(), "$.message"))
+                        .contains("LOCK_ADMIN", "fencepost.endpoint.force-release.role");
+
+                assertThat(lease.isHeld()).isTrue();
+                assertThat(locks.inspect("account:9")).isPresent();
+            }
+        }
+    }
+
+    @Test
+    void anAllowedForcedReleaseWithoutAPrincipalIsLoggedAsAnonymous(CapturedOutput output) throws Exception {
+        try (ConfigurableApplicationContext app =
+                start(UNRESTRICTED, ENABLED, "fencepost.endpoint.force-release.allow-anonymous=true")) {
+            HttpResponse<String> response = delete(app, "/actuator/locks/account:free", null, null);
             assertThat(response.statusCode()).isEqualTo(200);
             assertThat(JsonPath.<Boolean>read(response.body(), "$.released")).isFalse();
             assertThat(JsonPath.<String>read(response.body(), "$.requestedBy")).isEqualTo("anonymous");
@@ -284,6 +324,10 @@ class LocksEndpointHttpTest {
                 .build();
     }
 
+    private static final String UNRESTRICTED = "management.endpoint.locks.access=unrestricted";
+
+    private static final String ENABLED = "fencepost.endpoint.force-release.enabled=true";
+
     private ConfigurableApplicationContext start(String... properties) {
         return new SpringApplicationBuilder(LocksApplication.class)
                 .properties(
@@ -302,11 +346,14 @@ class LocksEndpointHttpTest {
         return http.send(HttpRequest.newBuilder(uri(app, path)).GET().build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    private HttpResponse<String> delete(ConfigurableApplicationContext app, String path, String user)
+    private HttpResponse<String> delete(ConfigurableApplicationContext app, String path, String user, String role)
             throws IOException, InterruptedException {
         HttpRequest.Builder request = HttpRequest.newBuilder(uri(app, path)).DELETE();
         if (user != null) {
             request.header(TestPrincipalFilter.USER_HEADER, user);
+        }
+        if (role != null) {
+            request.header(TestPrincipalFilter.ROLE_HEADER, role);
         }
         return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
@@ -330,6 +377,8 @@ class LocksEndpointHttpTest {
 
         static final String USER_HEADER = "X-Test-User";
 
+        static final String ROLE_HEADER = "X-Test-Role";
+
         @Override
         protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
                 throws ServletException, IOException {
@@ -339,11 +388,17 @@ class LocksEndpointHttpTest {
                 return;
             }
             Principal principal = () -> user;
+            String role = request.getHeader(ROLE_HEADER);
             chain.doFilter(
                     new HttpServletRequestWrapper(request) {
                         @Override
                         public Principal getUserPrincipal() {
                             return principal;
+                        }
+
+                        @Override
+                        public boolean isUserInRole(String asked) {
+                            return asked.equals(role);
                         }
                     },
                     response);
