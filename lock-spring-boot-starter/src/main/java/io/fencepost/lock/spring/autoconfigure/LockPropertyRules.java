@@ -6,7 +6,6 @@ import io.fencepost.lock.jdbc.PostgresLockManager;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.function.BiFunction;
-import java.util.regex.Pattern;
 
 /**
  * The rules of the {@code fencepost.*} values, checked one property at a time so that a failure names exactly one.
@@ -15,10 +14,7 @@ import java.util.regex.Pattern;
  */
 final class LockPropertyRules {
 
-    /** lock-jdbc's table name rule: derived names (at most 15 characters longer) must fit PostgreSQL's 63. */
-    private static final Pattern TABLE_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,47}");
-
-    private static final int TABLE_NAME_MAX_LENGTH = 48;
+    private static final int TABLE_NAME_MAX_LENGTH = PostgresLockManager.MAX_TABLE_NAME_LENGTH;
 
     private static final String MAX_DURATION_TEXT = LockOptions.MAX_DURATION.toDays() + "d";
 
@@ -105,7 +101,9 @@ final class LockPropertyRules {
     }
 
     private void tableName(String table) {
-        if (table == null || !TABLE_NAME.matcher(table).matches()) {
+        try {
+            PostgresLockManager.requireValidTableName(table);
+        } catch (IllegalArgumentException e) {
             throw invalid(
                     "fencepost.jdbc.table-name",
                     table,
