@@ -17,6 +17,18 @@ public final class PostgresLockManager extends DefaultLockManager {
     /** The lock table when none is configured. */
     public static final String DEFAULT_TABLE_NAME = TableName.DEFAULT;
 
+    /** The longest lock table name: the names derived from it must fit PostgreSQL's 63 characters. */
+    public static final int MAX_TABLE_NAME_LENGTH = TableName.MAX_LENGTH;
+
+    /**
+     * Checks a lock table name as the builder does, for configuration that wants to report it early.
+     *
+     * @throws IllegalArgumentException naming the rule, when {@code tableName} is not a valid lock table name
+     */
+    public static void requireValidTableName(String tableName) {
+        TableName.of(tableName);
+    }
+
     /** How long one lock statement may take when nothing else is configured. */
     public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
 

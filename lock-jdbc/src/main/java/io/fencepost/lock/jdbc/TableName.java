@@ -18,13 +18,15 @@ record TableName(String table) {
      * characters after the table name, and a store's waiter channel, 15 around it) stay within PostgreSQL's
      * 63-character limit.
      */
-    private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,47}");
+    static final int MAX_LENGTH = 48;
+
+    private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0," + (MAX_LENGTH - 1) + "}");
 
     TableName {
         if (table == null || !IDENTIFIER.matcher(table).matches()) {
             throw new IllegalArgumentException("table name '" + table
                     + "' is not a valid identifier: use lower-case letters, digits and _, starting with a letter"
-                    + " or _, at most 48 characters");
+                    + " or _, at most " + MAX_LENGTH + " characters");
         }
     }
 

@@ -48,7 +48,7 @@ import org.springframework.util.StringUtils;
         })
 @ConditionalOnClass({LockManager.class, PostgresLockManager.class, Advisor.class})
 @EnableConfigurationProperties(LockProperties.class)
-@Import(LockAutoConfiguration.AutoProxyRegistrar.class)
+@Import({LockAutoConfiguration.AutoProxyRegistrar.class, LockPropertiesValidator.class})
 @ImportRuntimeHints(FencepostRuntimeHints.class)
 public final class LockAutoConfiguration {
 

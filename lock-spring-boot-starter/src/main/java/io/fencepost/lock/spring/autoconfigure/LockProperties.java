@@ -107,9 +107,10 @@ public class LockProperties {
     }
 
     /**
-     * The default lock options of {@code @DistributedLock} methods.
+     * The default lock options of {@code @DistributedLock} methods. Each value was checked alone when bound
+     * ({@link LockPropertyRules}); this only fails should the core library refuse a combination of them.
      *
-     * @throws IllegalStateException naming the property when a value is invalid
+     * @throws IllegalStateException naming the properties when the options are invalid
      */
     LockOptions toDefaultOptions() {
         try {

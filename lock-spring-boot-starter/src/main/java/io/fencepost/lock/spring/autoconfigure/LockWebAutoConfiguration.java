@@ -9,6 +9,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.servlet.DispatcherServlet;
 
@@ -21,6 +22,7 @@ import org.springframework.web.servlet.DispatcherServlet;
 @ConditionalOnClass({DispatcherServlet.class, LockNotAcquiredException.class})
 @ConditionalOnProperty(prefix = "fencepost.web", name = "enabled", matchIfMissing = true)
 @EnableConfigurationProperties(LockProperties.class)
+@Import(LockPropertiesValidator.class)
 public final class LockWebAutoConfiguration {
 
     @Bean

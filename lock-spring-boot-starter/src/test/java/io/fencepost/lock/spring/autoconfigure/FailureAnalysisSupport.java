@@ -19,13 +19,7 @@ final class FailureAnalysisSupport {
     }
 
     static FailureAnalysis analyze(Throwable failure, Environment environment) {
-        List<FailureAnalyzer> analyzers = SpringFactoriesLoader.forDefaultResourceLocation(
-                        FailureAnalysisSupport.class.getClassLoader())
-                .load(
-                        FailureAnalyzer.class,
-                        ArgumentResolver.of(Environment.class, environment),
-                        FailureHandler.handleMessage((message, e) -> {}));
-        for (FailureAnalyzer analyzer : analyzers) {
+        for (FailureAnalyzer analyzer : analyzers(environment)) {
             if (analyzer.getClass().getName().startsWith("io.fencepost.")) {
                 FailureAnalysis analysis = analyzer.analyze(failure);
                 if (analysis != null) {
@@ -34,5 +28,25 @@ final class FailureAnalysisSupport {
             }
         }
         throw new AssertionError("no Fencepost failure analyzer explains " + failure);
+    }
+
+    /** As Spring Boot reports the failure: the first of all registered analyzers, Boot's own too, that explains it. */
+    static FailureAnalysis analyzeAsBootDoes(Throwable failure) {
+        for (FailureAnalyzer analyzer : analyzers(new StandardEnvironment())) {
+            FailureAnalysis analysis = analyzer.analyze(failure);
+            if (analysis != null) {
+                return analysis;
+            }
+        }
+        throw new AssertionError("no failure analyzer explains " + failure);
+    }
+
+    /** Those that need more than the environment (a bean factory, say) are left out. */
+    private static List<FailureAnalyzer> analyzers(Environment environment) {
+        return SpringFactoriesLoader.forDefaultResourceLocation(FailureAnalysisSupport.class.getClassLoader())
+                .load(
+                        FailureAnalyzer.class,
+                        ArgumentResolver.of(Environment.class, environment),
+                        FailureHandler.handleMessage((message, e) -> {}));
     }
 }
