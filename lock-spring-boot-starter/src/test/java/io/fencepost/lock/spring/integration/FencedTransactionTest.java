@@ -24,7 +24,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -44,7 +43,6 @@ import org.springframework.transaction.support.TransactionTemplate;
  * lease has its whole transaction rolled back and its caller gets {@link LeaseLostException}; without it, the paused
  * holder's late commit loses the next holder's update. Fenced methods that cannot be fenced fail the start-up.
  */
-@Tag("server-version")
 class FencedTransactionTest {
 
     @RegisterExtension

@@ -17,7 +17,6 @@ import java.util.UUID;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -30,7 +29,6 @@ import org.springframework.boot.health.contributor.Status;
  * without access to {@code pg_stat_replication} sees. How each detail is judged is {@code LockStoreHealthTest}'s
  * subject, in lock-jdbc.
  */
-@Tag("server-version")
 class LockStoreHealthIndicatorTest {
 
     @RegisterExtension
