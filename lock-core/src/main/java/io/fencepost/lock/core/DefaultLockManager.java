@@ -10,6 +10,7 @@ import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.internal.LogSafe;
 import io.fencepost.lock.spi.LeaseHandOver;
 import io.fencepost.lock.spi.LeaseStore;
+import io.fencepost.lock.spi.LockQueue;
 import io.fencepost.lock.spi.StoreLimits;
 import io.fencepost.lock.spi.WaiterRelay;
 import java.lang.System.Logger.Level;
@@ -46,6 +47,9 @@ public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable
 
     private final LineAcquirer lineAcquirer;
 
+    /** This manager's places in the store's queues, when the store has them. */
+    private final QueuePlaces places;
+
     /** Null when the store does not relay releases to registered waiters, which fair mode needs. */
     private final FairAcquirer fairAcquirer;
 
@@ -58,11 +62,13 @@ public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable
         this.workers = List.of(renewer, new LossWatchdog(events));
         LeaseHandOver handOver = store instanceof LeaseHandOver ability ? ability : null;
         WaiterRelay relay = store instanceof WaiterRelay ability ? ability : null;
-        Releases releases = new Releases(store, handOver, holderName, held, lines, workers, events);
+        this.places = new QueuePlaces(store instanceof LockQueue ability ? ability : null, settings.pushFallback());
+        Releases releases = new Releases(store, handOver, holderName, held, lines, workers, events, places);
         this.grants = new Grants(held, workers, releases, renewer, events);
         AcquireLoop loop = new AcquireLoop(settings, grants, events);
         RegisteredWaits registrations = RegisteredWaits.of(store, relay, grants, releases, settings.pushFallback());
-        this.lineAcquirer = new LineAcquirer(store, holderName, lines, held, releases, grants, loop, registrations);
+        this.lineAcquirer =
+                new LineAcquirer(store, holderName, lines, held, releases, grants, loop, registrations, places);
         this.fairAcquirer = relay != null ? new FairAcquirer(store, registrations, holderName, loop) : null;
     }
 
@@ -141,6 +147,7 @@ public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable
     @Override
     public void close() {
         workers.forEach(LeaseWorker::close);
+        places.leaveAll();
     }
 
     @Override

@@ -33,6 +33,8 @@ final class LineAcquirer {
 
     private final RegisteredWaits registrations;
 
+    private final QueuePlaces places;
+
     LineAcquirer(
             LeaseStore store,
             String holderName,
@@ -41,7 +43,8 @@ final class LineAcquirer {
             Releases releases,
             Grants grants,
             AcquireLoop loop,
-            RegisteredWaits registrations) {
+            RegisteredWaits registrations,
+            QueuePlaces places) {
         this.store = store;
         this.holderName = holderName;
         this.lines = lines;
@@ -50,6 +53,7 @@ final class LineAcquirer {
         this.grants = grants;
         this.loop = loop;
         this.registrations = registrations;
+        this.places = places;
     }
 
     Optional<Lease> acquire(AcquireCall call) {
@@ -95,9 +99,17 @@ final class LineAcquirer {
                 registrations.available() && waits && call.options().mode() == LeaseMode.EXCLUSIVE
                         ? registrations.open(call, line.ownerToken(me), false, line::wake)
                         : null;
+        // A registered waiter also waits in the store's own queue, where there is one: the release before its turn
+        // then wakes it in the store. Its place belongs to the owner token its grant will have, so the lease keeps it.
+        QueuedWait queued = registered != null
+                ? new QueuedWait(places, held, registrations.busyKeys(), call.key(), registered.ownerToken())
+                : null;
         Optional<Lease> lease = Optional.empty();
         try {
             lease = loop.run(call, new AcquireLoop.Attempts() {
+
+                private boolean attempted;
+
                 @Override
                 public Optional<Lease> handedOver() {
                     Optional<Lease> local = LineAcquirer.this.handedOver(call, line, me);
@@ -142,6 +154,22 @@ final class LineAcquirer {
 
                 @Override
                 public AcquireResult attempt(String ownerToken) {
+                    if (queued != null && queued.outside()) {
+                        if (!attempted && queued.hot()) {
+                            // A key this manager found busy a moment ago is most likely busy still: join its queue
+                            // before asking, so that this wait's turn comes after those who waited first.
+                            queued.enter(call.remainingNanos());
+                        }
+                        if (queued.outside()) {
+                            attempted = true;
+                            AcquireResult look = store.acquire(call.request(ownerToken, holderName));
+                            if (look instanceof AcquireResult.Busy) {
+                                queued.foundBusy();
+                            }
+                            return look;
+                        }
+                    }
+                    attempted = true;
                     return registered != null
                             ? registered.attempt(holderName)
                             : store.acquire(call.request(ownerToken, holderName));
@@ -159,11 +187,24 @@ final class LineAcquirer {
 
                 @Override
                 public void pause(long nanos) throws InterruptedException {
-                    line.awaitWakeUp(registered == null ? nanos : Math.min(nanos, registered.refreshNanos()));
+                    long left = nanos;
+                    if (queued != null && queued.outside()) {
+                        long start = System.nanoTime();
+                        if (queued.enter(nanos)) {
+                            return; // at the head of the queue: the release before us is done, ask the store
+                        }
+                        left -= System.nanoTime() - start;
+                    }
+                    if (left > 0) {
+                        line.awaitWakeUp(registered == null ? left : Math.min(left, registered.refreshNanos()));
+                    }
                 }
             });
             return lease;
         } finally {
+            if (queued != null) {
+                queued.end(lease.isPresent());
+            }
             subscription.close();
             if (registered != null) {
                 registered.end();

@@ -37,6 +37,8 @@ final class Releases {
 
     private final LeaseEvents events;
 
+    private final QueuePlaces places;
+
     Releases(
             LeaseStore store,
             LeaseHandOver handOver,
@@ -44,7 +46,8 @@ final class Releases {
             HeldLeases held,
             WaiterLines lines,
             List<LeaseWorker> workers,
-            LeaseEvents events) {
+            LeaseEvents events,
+            QueuePlaces places) {
         this.store = store;
         this.handOver = handOver;
         this.holderName = holderName;
@@ -52,6 +55,7 @@ final class Releases {
         this.lines = lines;
         this.workers = workers;
         this.events = events;
+        this.places = places;
     }
 
     /** Whether a release can hand the lease to a waiter of this manager. */
@@ -89,13 +93,20 @@ final class Releases {
                     handed = handOver.handOver(
                             new HandOverRequest(lease.ownerToken(), next.call.request(next.ownerToken, holderName)));
                 } finally {
-                    line.complete(next, handed);
+                    // Waiters in the store's queue are invisible to the store's answer, so a place in it counts as
+                    // others waiting: the key then leaves this manager now and then for them.
+                    line.complete(next, handed, places.holds(lease.key));
                 }
                 removed = handed.isPresent();
+                if (removed) {
+                    places.pass(lease.key, lease.ownerToken(), next.ownerToken);
+                }
                 return removed;
             }
             // Even a lease we declared lost may still be ours in the store; removing it frees the key sooner.
-            removed = store.release(new ReleaseRequest(lease.key, lease.ownerToken(), minHoldLeft, lease.mode()));
+            ReleaseRequest request = new ReleaseRequest(lease.key, lease.ownerToken(), minHoldLeft, lease.mode());
+            // A place in the store's queue is left with the release, which wakes the next waiter there.
+            removed = places.releaseAndLeave(request).orElseGet(() -> store.release(request));
             return removed && (wasHeld || lease.state() == HeldLease.State.LOST);
         } catch (RuntimeException e) {
             if (throwOnStoreFailure) {
@@ -113,6 +124,10 @@ final class Releases {
                     LogSafe.text(e.toString()));
             return false;
         } finally {
+            if (!removed || next == null) {
+                // Wakes the next waiter in the store's queue, after the release: it finds the key free.
+                places.leave(lease.key, lease.ownerToken());
+            }
             // Only now: until the store has answered, local waiters know the key is busy without asking it.
             held.remove(lease);
             events.released(lease, removed, heldFor);
@@ -130,6 +145,8 @@ final class Releases {
                     "could not release lock ''{0}'' handed to a waiter that gave up: {1}",
                     LogSafe.text(key),
                     LogSafe.text(e.toString()));
+        } finally {
+            places.leave(key, ownerToken);
         }
     }
 }

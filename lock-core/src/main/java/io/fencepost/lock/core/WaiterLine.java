@@ -148,11 +148,15 @@ final class WaiterLine {
         return waiter.ownerToken;
     }
 
-    /** The releasing thread reports the hand-over's outcome: empty when it could not be made. */
-    synchronized void complete(Waiter waiter, Optional<HandOver> handed) {
+    /**
+     * The releasing thread reports the hand-over's outcome: empty when it could not be made.
+     *
+     * @param othersMayWait whether others may wait elsewhere although the store's answer does not say so
+     */
+    synchronized void complete(Waiter waiter, Optional<HandOver> handed, boolean othersMayWait) {
         if (handed.isPresent()) {
             waiter.handed = handed;
-            localStreak = handed.get().othersWaiting() ? localStreak + 1 : 0;
+            localStreak = handed.get().othersWaiting() || othersMayWait ? localStreak + 1 : 0;
         } else {
             waiter.claimed = false; // nothing changed; a later release may try again
         }

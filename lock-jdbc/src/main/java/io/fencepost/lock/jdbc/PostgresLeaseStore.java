@@ -9,6 +9,7 @@ import io.fencepost.lock.spi.HandOver;
 import io.fencepost.lock.spi.HandOverRequest;
 import io.fencepost.lock.spi.LeaseHandOver;
 import io.fencepost.lock.spi.LeaseStore;
+import io.fencepost.lock.spi.LockQueue;
 import io.fencepost.lock.spi.Registration;
 import io.fencepost.lock.spi.ReleaseRequest;
 import io.fencepost.lock.spi.RenewRequest;
@@ -36,7 +37,10 @@ import javax.sql.DataSource;
  * ({@link LeaseHandOver}) and across clients to registered waiters ({@link WaiterRelay}, in
  * {@link PostgresWaiterRelay}; fair mode uses them in turn) and wakes waiters by {@code LISTEN}/{@code NOTIFY}.
  */
-public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, WaiterRelay, AutoCloseable {
+public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, WaiterRelay, LockQueue, AutoCloseable {
+
+    /** How many places in the server's lock queues a store holds at most when nothing else is configured. */
+    public static final int DEFAULT_QUEUE_SESSIONS = 4;
 
     /** {@link StoreLimits#EXCLUSIVE_PRECEDENCE}, as the statements bind it. */
     private static final long PRECEDENCE_MS = StoreLimits.EXCLUSIVE_PRECEDENCE.toMillis();
@@ -51,6 +55,8 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Wait
 
     private final PostgresWaiterRelay relay;
 
+    private final PostgresLockQueue queue;
+
     /** Keys whose release found the lease waited for a moment ago; see {@link #release}. */
     private final RecentKeys waitedForKeys = RecentKeys.ofLastSecond();
 
@@ -62,7 +68,25 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Wait
      * @throws IllegalArgumentException for an invalid table name or a non-positive timeout
      */
     public PostgresLeaseStore(DataSource dataSource, String tableName, Duration statementTimeout) {
+        this(dataSource, tableName, statementTimeout, DEFAULT_QUEUE_SESSIONS);
+    }
+
+    /**
+     * A store on {@code tableName}, which must already exist (see {@link SchemaInitializer}).
+     *
+     * @param statementTimeout how long one statement may take, connection wait excluded, before it fails with
+     *     {@link io.fencepost.lock.LockStoreException}
+     * @param queueSessions how many connections of the pool the store may hold at once as places in the server's
+     *     lock queues ({@link LockQueue}): one per key that this store's manager waits for, or holds after waiting,
+     *     in another client's wake; 0 to wait by notifications alone
+     * @throws IllegalArgumentException for an invalid table name, a non-positive timeout or a negative number of
+     *     queue sessions
+     */
+    public PostgresLeaseStore(DataSource dataSource, String tableName, Duration statementTimeout, int queueSessions) {
         Objects.requireNonNull(dataSource, "dataSource");
+        if (queueSessions < 0) {
+            throw new IllegalArgumentException("queue sessions must be 0 or more, was " + queueSessions);
+        }
         this.tableName = TableName.of(tableName);
         this.runner = new StatementRunner(dataSource, statementTimeout);
         this.statements = new PostgresStatements(this.tableName);
@@ -70,6 +94,18 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Wait
         this.listener = new NotificationListener(
                 dataSource, this.tableName.channel(), this.tableName.waiterChannel(tag), runner.timeoutMillis());
         this.relay = new PostgresWaiterRelay(runner, statements, listener, tag);
+        this.queue = new PostgresLockQueue(
+                dataSource, this.tableName, statementTimeout, queueSessions, statements, this::release);
+    }
+
+    /** What the start-up check found: whether the pool's connections share server sessions between transactions. */
+    void sessionsShared(boolean shared) {
+        queue.sessionsShared(shared);
+    }
+
+    @Override
+    public Optional<Place> enter(String key, Duration timeout) {
+        return queue.enter(key, timeout);
     }
 
     @Override

@@ -105,6 +105,8 @@ public final class PostgresLockManager extends DefaultLockManager {
 
         private boolean allowOtherLockTables;
 
+        private int queueSessions = PostgresLeaseStore.DEFAULT_QUEUE_SESSIONS;
+
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         }
@@ -158,6 +160,17 @@ public final class PostgresLockManager extends DefaultLockManager {
         }
 
         /**
+         * How many connections of the pool the manager may hold at once to wait in PostgreSQL's own lock queue: one per
+         * key it waits for behind another client, kept while it holds the key it got there, so that the release before
+         * its turn wakes it in the server. Past the bound, and behind a pooler in transaction mode, waiters are woken by
+         * notifications instead. 0 turns the queue off. Default {@value PostgresLeaseStore#DEFAULT_QUEUE_SESSIONS}.
+         */
+        public Builder queueSessions(int queueSessions) {
+            this.queueSessions = queueSessions;
+            return this;
+        }
+
+        /**
          * Validates the settings, creates or checks the schema as configured, and builds the manager.
          *
          * @throws IllegalArgumentException for an invalid setting, before anything touches the database
@@ -171,9 +184,11 @@ public final class PostgresLockManager extends DefaultLockManager {
             if (schemaMode == null) {
                 throw new IllegalArgumentException("schema mode must be one of CREATE, VALIDATE or NONE, was null");
             }
-            PostgresLeaseStore store = new PostgresLeaseStore(dataSource, tableName, statementTimeout);
+            PostgresLeaseStore store = new PostgresLeaseStore(dataSource, tableName, statementTimeout, queueSessions);
             TableName table = TableName.of(tableName);
-            new ServerCheck(dataSource, table).check();
+            ServerCheck serverCheck = new ServerCheck(dataSource, table);
+            serverCheck.check();
+            serverCheck.sharesSessions().ifPresent(store::sessionsShared);
             OtherLockTables otherLockTables = new OtherLockTables(table, applicationName);
             new OneLockTableCheck(dataSource, table, otherLockTables, timeoutSeconds(statementTimeout))
                     .check(allowOtherLockTables);

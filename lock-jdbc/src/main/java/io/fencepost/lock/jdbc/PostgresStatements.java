@@ -162,6 +162,25 @@ final class PostgresStatements {
             """;
 
     /**
+     * {@link #RELEASE_UNCONTENDED} on the session that holds the key's place in the server's lock queue
+     * ({@link PostgresLockQueue}), which it leaves in the same statement, after the delete: the next waiter in the queue
+     * wakes at once, and its acquire waits for this transaction on the deleted row, so it finds the key free. No row
+     * when the lease was not ours or is marked as waited for; the place is left either way.
+     */
+    static final String RELEASE_AND_LEAVE_QUEUE = """
+            WITH released AS (
+                DELETE FROM {table} AS l
+                 USING (SELECT set_config('synchronous_commit', 'off', true)) AS g
+                 WHERE l.lock_key = :key AND l.owner_token = :owner::uuid AND NOT l.contended
+                RETURNING l.expires_at > clock_timestamp() AS was_live
+            ), outcome AS MATERIALIZED (
+                SELECT (SELECT count(*) FROM released) AS found, (SELECT bool_or(was_live) FROM released) AS was_live
+            )
+            SELECT o.found, o.was_live, pg_advisory_unlock({queue_class_id}, hashtext(:key)) AS left_queue
+              FROM outcome AS o
+            """;
+
+    /**
      * Ends our lease, expired or not, and tells whether it was still live. When someone waits (the row is marked) and a
      * live registration waits for the key, the lease goes to the oldest registration in this statement: its owner
      * token, holder and lease time, a fresh lease from now and a new fencing token, drawn under the draw lock, which
@@ -335,6 +354,8 @@ final class PostgresStatements {
 
     final NamedStatement release;
 
+    final NamedStatement releaseAndLeaveQueue;
+
     final NamedStatement releaseKeepingMinHold;
 
     final NamedStatement forceRelease;
@@ -365,6 +386,7 @@ final class PostgresStatements {
         slots.put("{queue}", table.quotedQueueTable());
         slots.put("{channel}", table.channel());
         slots.put("{class_id}", Integer.toString(table.advisoryClassId()));
+        slots.put("{queue_class_id}", Integer.toString(table.queueClassId()));
         this.acquire = resolve(ACQUIRE, slots);
         this.handOver = resolve(HAND_OVER, slots);
         this.renew = resolve(RENEW, slots);
@@ -373,6 +395,7 @@ final class PostgresStatements {
         this.releaseShared = resolve(SharedLeaseStatements.RELEASE_SHARED, slots);
         this.releaseUncontended = resolve(RELEASE_UNCONTENDED, slots);
         this.release = resolve(RELEASE, slots);
+        this.releaseAndLeaveQueue = resolve(RELEASE_AND_LEAVE_QUEUE, slots);
         this.releaseKeepingMinHold = resolve(RELEASE_KEEPING_MIN_HOLD, slots);
         this.forceRelease = resolve(FORCE_RELEASE, slots);
         this.inspect = resolve(INSPECT, slots);

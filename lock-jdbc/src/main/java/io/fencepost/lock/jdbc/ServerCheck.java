@@ -10,7 +10,6 @@ import java.sql.SQLTransientException;
 import java.sql.Statement;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
 import org.postgresql.PGConnection;
@@ -38,16 +37,14 @@ final class ServerCheck {
              WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted
             """;
 
-    /** A session setting that a transaction pooler leaves behind on a server connection another session then gets. */
-    private static final String SET_MARK_SQL = "SELECT set_config('fencepost.session_mark', ?, false)";
-
-    private static final String READ_MARK_SQL = "SELECT current_setting('fencepost.session_mark', true) AS mark";
-
     private static final System.Logger LOG = System.getLogger(ServerCheck.class.getName());
 
     private final DataSource dataSource;
 
     private final TableName tableName;
+
+    /** Found by {@link #check}; null when it could not tell. */
+    private Boolean sharesSessions;
 
     ServerCheck(DataSource dataSource, TableName tableName) {
         this.dataSource = dataSource;
@@ -117,6 +114,14 @@ final class ServerCheck {
         }
     }
 
+    /**
+     * After {@link #check}: whether the pool's connections share server sessions between transactions (a pooler in
+     * transaction mode); empty when the check could not tell.
+     */
+    Optional<Boolean> sharesSessions() {
+        return Optional.ofNullable(sharesSessions);
+    }
+
     private static void closeQuietly(Connection connection) {
         try {
             connection.close();
@@ -169,11 +174,9 @@ final class ServerCheck {
     }
 
     /**
-     * With driver-side prepared statements ({@code prepareThreshold} above 0), whether the pool's connections share
-     * server sessions between transactions: while this connection holds a transaction open, another connection of the
-     * pool marks its session, and after this transaction ends it looks for its mark. A server session of its own
-     * keeps it; a transaction pooler hands it the server connection just freed (PgBouncer reuses the most recent one),
-     * where the mark is missing.
+     * Whether the pool's connections share server sessions between transactions ({@link SessionSharing}), which
+     * refuses driver-side prepared statements ({@code prepareThreshold} above 0) and keeps waiters out of the server's
+     * lock queue.
      */
     private Optional<String> preparedStatementsBehindTransactionPooler(Connection connection) throws SQLException {
         int prepareThreshold;
@@ -182,33 +185,8 @@ final class ServerCheck {
         } catch (SQLException notPgJdbc) {
             return Optional.empty();
         }
-        if (prepareThreshold <= 0) {
-            return Optional.empty();
-        }
-        String mark = UUID.randomUUID().toString();
-        boolean autoCommit = connection.getAutoCommit();
-        connection.setAutoCommit(false);
-        String seen;
-        try (Connection other = dataSource.getConnection()) {
-            try (Statement pin = connection.createStatement()) {
-                pin.execute("SELECT 1"); // holds this connection's server session until the rollback
-            }
-            other.setAutoCommit(true);
-            try (PreparedStatement set = other.prepareStatement(SET_MARK_SQL)) {
-                set.setString(1, mark);
-                set.execute();
-            }
-            connection.rollback();
-            try (Statement read = other.createStatement();
-                    ResultSet row = read.executeQuery(READ_MARK_SQL)) {
-                row.next();
-                seen = row.getString("mark");
-            }
-        } finally {
-            connection.rollback();
-            connection.setAutoCommit(autoCommit);
-        }
-        if (mark.equals(seen)) {
+        sharesSessions = SessionSharing.betweenTransactions(dataSource, connection);
+        if (prepareThreshold <= 0 || !sharesSessions) {
             return Optional.empty();
         }
         return Optional.of("its connections share server sessions between transactions (a connection pooler in"

@@ -105,4 +105,12 @@ record TableName(String table) {
     int advisoryClassId() {
         return ("fencepost:" + table).hashCode() & Integer.MAX_VALUE;
     }
+
+    /**
+     * The first key of the two-key session advisory lock that is a key's waiting queue ({@link PostgresLockQueue}):
+     * negative, so that it never meets a draw lock.
+     */
+    int queueClassId() {
+        return ("fencepost-queue:" + table).hashCode() | Integer.MIN_VALUE;
+    }
 }

@@ -42,7 +42,7 @@ class HandOffTest {
     private static final LockOptions HOLD = LockOptions.of(Duration.ofMinutes(5));
 
     /** A failed attempt that registers the waiter, and the confirmation of the hand-over (with a spare). */
-    private static final int MAX_STATEMENTS_PER_HANDED_WAIT = 3;
+    private static final int MAX_STATEMENTS_PER_HANDED_WAIT = 4;
 
     @RegisterExtension
     final CloseAfterEach closer = new CloseAfterEach();
@@ -95,8 +95,9 @@ class HandOffTest {
         System.out.println("hand-off to another JVM, microseconds: "
                 + latenciesMicros.stream().sorted().toList() + ", statements per wait: " + statementsPerWait);
         // Each wait spans a 300 ms hold: a waiter that polled (5 to 100 ms backoff) would run a statement every
-        // few tens of milliseconds of it; one that is handed the key runs the attempt that registers it, and at most
-        // a confirmation.
+        // few tens of milliseconds of it; one that is handed the key runs the attempt that registers it, the statement
+        // that takes its place in the server's queue (free here: the holder took the key without waiting), and at
+        // most a confirmation.
         // The first wait also starts the worker's listener (LISTEN) and reads the schema.
         assertThat(statementsPerWait.subList(1, statementsPerWait.size()))
                 .as("statements the waiting JVM ran per wait after its first")
@@ -131,7 +132,7 @@ class HandOffTest {
     }
 
     @Test
-    void fiftyWaitersInOneJvmUseAtMostOneConnectionWhileWaiting() throws Exception {
+    void fiftyWaitersInOneJvmUseAtMostTwoConnectionsWhileWaiting() throws Exception {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(db.jdbcUrl());
         config.setMaximumPoolSize(10);
@@ -164,7 +165,8 @@ class HandOffTest {
                 result.get(60, TimeUnit.SECONDS);
             }
             System.out.println("most connections checked out at once by 50 waiters: " + maxWhileWaiting);
-            assertThat(maxWhileWaiting).isLessThanOrEqualTo(1);
+            // One listens for hand-overs; the other is the line's head's place in the server's queue of the key.
+            assertThat(maxWhileWaiting).isLessThanOrEqualTo(2);
             assertThat(acquired.get()).isEqualTo(50);
         } finally {
             threads.shutdownNow();

@@ -74,9 +74,13 @@ class WaiterRelayTest {
         return "relay:" + UUID.randomUUID();
     }
 
-    /** A client that learns of releases only by notification: it would re-check every 5 minutes. */
+    /**
+     * A client that learns of releases only by notification: it would re-check every 5 minutes. It does not wait in
+     * the server's lock queue, which would wake it there instead (PostgresLockQueueTest, QueueHandOffTest).
+     */
     private PostgresLockManager patientClient(javax.sql.DataSource dataSource) {
         return closer.add(PostgresLockManager.builder(dataSource)
+                .queueSessions(0)
                 .pushFallback(Duration.ofMinutes(5))
                 .retryBackoff(Duration.ofMinutes(5), Duration.ofMinutes(5))
                 .build());

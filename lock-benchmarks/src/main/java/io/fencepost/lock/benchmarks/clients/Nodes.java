@@ -27,14 +27,16 @@ public final class Nodes implements AutoCloseable {
     private Nodes() {}
 
     /**
-     * Connections one node of {@code library} keeps: Fencepost one for its {@code LISTEN} and one for statements;
-     * Spring Integration two as headroom (its repository runs every call in a transaction of its own); raw SQL,
+     * Connections one node of {@code library} keeps: Fencepost one for its {@code LISTEN}, one for statements and one
+     * for its place in the server's lock queue (kept, like the floor's, while it waits and holds the key); Spring
+     * Integration two as headroom (its repository runs every call in a transaction of its own); raw SQL,
      * ShedLock and the durable floor (its advisory lock's connection, kept for the hold) one; Redisson none on
      * PostgreSQL.
      */
     public static int connectionsPerNode(Library library) {
         return switch (library) {
-            case FENCEPOST, FENCEPOST_FAIR, SPRING_INTEGRATION -> 2;
+            case FENCEPOST, FENCEPOST_FAIR -> 3;
+            case SPRING_INTEGRATION -> 2;
             case REDISSON, REDISSON_FSYNC -> 0;
             default -> 1;
         };

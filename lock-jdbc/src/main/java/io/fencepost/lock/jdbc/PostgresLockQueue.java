@@ -1,0 +1,281 @@
+package io.fencepost.lock.jdbc;
+
+import io.fencepost.lock.LeaseMode;
+import io.fencepost.lock.internal.LogSafe;
+import io.fencepost.lock.spi.LockQueue;
+import io.fencepost.lock.spi.ReleaseRequest;
+import java.lang.System.Logger.Level;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
+import javax.sql.DataSource;
+
+/**
+ * The store's queue ({@link LockQueue}) on PostgreSQL: a session-level advisory lock per key, held on a connection of
+ * the pool for as long as the place is. A waiter blocks in the server's own lock queue, first come first served, and
+ * the unlock of the place before it wakes it there: no message goes to any other session, and no commit waits for
+ * one. The lock only orders the asking; leases are decided by their rows as always, so a place that is lost (its
+ * session died), never left (its holder stopped) or shared by two keys (their hashes met) costs waiting time, never a
+ * lease: every wait in the queue is bounded ({@code lock_timeout}) and then asks the store.
+ *
+ * <p>At most {@code maxSessions} places at once, each one connection taken from the pool; past that, and on a pool
+ * whose connections share server sessions between transactions (a pooler in transaction mode, where a session lock
+ * is not the connection's), it answers empty and the engine waits as it would without a queue.
+ */
+final class PostgresLockQueue implements LockQueue {
+
+    private static final System.Logger LOG = System.getLogger(PostgresLockQueue.class.getName());
+
+    /** Takes the key's lock if it is free: most waits for a place do not wait behind another one. */
+    private static final String TRY_SQL = "SELECT pg_try_advisory_lock(?, hashtext(?))";
+
+    /**
+     * Waits for the key's lock, within a lock timeout local to the statement's own transaction: the session keeps the
+     * lock, not the setting. The materialized CTE sets the timeout before the lock is asked for.
+     */
+    private static final String ENTER_SQL = """
+            WITH timeout AS MATERIALIZED (SELECT set_config('lock_timeout', ?, true))
+            SELECT pg_advisory_lock(?, hashtext(?)) FROM timeout
+            """;
+
+    private static final String LEAVE_SQL = "SELECT pg_advisory_unlock(?, hashtext(?))";
+
+    /** PostgreSQL's SQLState for a lock wait that ran past {@code lock_timeout}. */
+    private static final String LOCK_NOT_AVAILABLE = "55P03";
+
+    private static final Executor DIRECT = Runnable::run;
+
+    private final DataSource dataSource;
+
+    private final TableName tableName;
+
+    private final Duration statementTimeout;
+
+    private final Semaphore sessions;
+
+    private final PostgresStatements statements;
+
+    /** The store's own release, for what the queue's session does not release itself. */
+    private final Predicate<ReleaseRequest> storeRelease;
+
+    /** Null until the first wait has looked at the pool; then whether its connections have sessions of their own. */
+    private volatile Boolean ownSessions;
+
+    PostgresLockQueue(
+            DataSource dataSource,
+            TableName tableName,
+            Duration statementTimeout,
+            int maxSessions,
+            PostgresStatements statements,
+            Predicate<ReleaseRequest> storeRelease) {
+        this.dataSource = dataSource;
+        this.tableName = tableName;
+        this.statementTimeout = statementTimeout;
+        this.sessions = new Semaphore(maxSessions);
+        this.statements = statements;
+        this.storeRelease = storeRelease;
+    }
+
+    /**
+     * What the start-up check found about the pool ({@link SessionSharing}), so that no wait looks for itself: that
+     * takes a second connection while holding one, which a small, busy pool may not have.
+     */
+    void sessionsShared(boolean shared) {
+        ownSessions = !shared;
+    }
+
+    @Override
+    public Optional<Place> enter(String key, Duration timeout) {
+        if (Boolean.FALSE.equals(ownSessions) || !sessions.tryAcquire()) {
+            return Optional.empty();
+        }
+        Connection connection = null;
+        int networkTimeout = 0;
+        try {
+            connection = dataSource.getConnection();
+            networkTimeout = connection.getNetworkTimeout();
+            if (!hasOwnSession(connection)) {
+                close(connection);
+                sessions.release();
+                return Optional.empty();
+            }
+            // Within the statement timeout, like every lock statement: a wait past it re-checks the store first.
+            long waitMillis =
+                    Math.max(1, Math.min(StatementRunner.ceilMillis(timeout), statementTimeout.toMillis() / 2));
+            connection.setNetworkTimeout(
+                    DIRECT, (int) Math.min(Integer.MAX_VALUE, statementTimeout.toMillis() + waitMillis));
+            boolean free;
+            try (PreparedStatement tryLock = connection.prepareStatement(TRY_SQL)) {
+                tryLock.setInt(1, tableName.queueClassId());
+                tryLock.setString(2, key);
+                try (ResultSet row = tryLock.executeQuery()) {
+                    row.next();
+                    free = row.getBoolean(1);
+                }
+            }
+            if (!free) {
+                try (PreparedStatement enter = connection.prepareStatement(ENTER_SQL)) {
+                    enter.setString(1, waitMillis + "ms");
+                    enter.setInt(2, tableName.queueClassId());
+                    enter.setString(3, key);
+                    enter.executeQuery().close();
+                }
+            }
+            return Optional.of(new SessionPlace(connection, key, networkTimeout, !free));
+        } catch (SQLException e) {
+            if (LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+                restoreAndClose(connection, networkTimeout); // the failed statement took nothing
+                sessions.release();
+                return Optional.empty();
+            }
+            abort(connection);
+            sessions.release();
+            throw StoreFailures.translate(
+                    "wait in the queue of lock '" + LogSafe.text(key) + "'", e, statementTimeout, List.of());
+        }
+    }
+
+    private boolean hasOwnSession(Connection connection) throws SQLException {
+        Boolean own = ownSessions;
+        if (own == null) {
+            own = !SessionSharing.betweenTransactions(dataSource, connection);
+            if (!own) {
+                LOG.log(
+                        Level.INFO,
+                        "the connections to the lock table ''{0}'' share server sessions between transactions (a"
+                                + " pooler in transaction mode): waiters are woken by notifications, not in the"
+                                + " server's lock queue",
+                        tableName.table());
+            }
+            ownSessions = own;
+        }
+        if (!connection.getAutoCommit()) {
+            connection.setAutoCommit(true);
+        }
+        return own;
+    }
+
+    /** A place: the session that holds the key's lock. */
+    private final class SessionPlace implements Place {
+
+        private final Connection connection;
+
+        private final String key;
+
+        /** The connection's network timeout before the place, restored when it goes back to the pool. */
+        private final int networkTimeout;
+
+        private final boolean waited;
+
+        private final AtomicBoolean left = new AtomicBoolean();
+
+        SessionPlace(Connection connection, String key, int networkTimeout, boolean waited) {
+            this.connection = connection;
+            this.key = key;
+            this.networkTimeout = networkTimeout;
+            this.waited = waited;
+        }
+
+        @Override
+        public boolean waitedBehindOthers() {
+            return waited;
+        }
+
+        @Override
+        public boolean releaseAndLeave(ReleaseRequest request) {
+            if (request.mode() != LeaseMode.EXCLUSIVE || request.keepsMinimumHold() || left.getAndSet(true)) {
+                try {
+                    return storeRelease.test(request);
+                } finally {
+                    leave();
+                }
+            }
+            Optional<Boolean> released;
+            List<String> secrets = StoreFailures.secretsOf(request.ownerToken());
+            try {
+                released = StatementRunner.query(
+                        connection,
+                        statements.releaseAndLeaveQueue,
+                        c -> Map.of("key", key, "owner", OwnerTokens.toUuid(request.ownerToken())),
+                        rows -> {
+                            rows.next();
+                            return rows.getLong("found") > 0
+                                    ? Optional.of(rows.getBoolean("was_live"))
+                                    : Optional.<Boolean>empty();
+                        });
+                restoreAndClose(connection, networkTimeout);
+            } catch (SQLException e) {
+                abort(connection);
+                throw StoreFailures.translate("release lock '" + LogSafe.text(key) + "'", e, statementTimeout, secrets);
+            } finally {
+                sessions.release();
+            }
+            // No row: not ours any more, or marked as waited for by a registered waiter, whom the store's own
+            // release hands the lease (the place is left already; its next waiter finds the key busy and waits).
+            return released.orElseGet(() -> storeRelease.test(request));
+        }
+
+        @Override
+        public void leave() {
+            if (left.getAndSet(true)) {
+                return;
+            }
+            try (PreparedStatement leave = connection.prepareStatement(LEAVE_SQL)) {
+                leave.setInt(1, tableName.queueClassId());
+                leave.setString(2, key);
+                leave.executeQuery().close();
+                restoreAndClose(connection, networkTimeout);
+            } catch (SQLException e) {
+                // Whether the session still holds the lock is unknown: it must never go back to the pool holding it.
+                LOG.log(Level.DEBUG, "could not leave the queue of lock ''{0}'': {1}", LogSafe.text(key), e.toString());
+                abort(connection);
+            } finally {
+                sessions.release();
+            }
+        }
+    }
+
+    /** Gives the connection back to the pool as it came (in autocommit, as pools hand them out). */
+    private static void restoreAndClose(Connection connection, int networkTimeout) {
+        try {
+            connection.setNetworkTimeout(DIRECT, networkTimeout);
+        } catch (SQLException e) {
+            abort(connection);
+            return;
+        }
+        close(connection);
+    }
+
+    private static void close(Connection connection) {
+        if (connection == null) {
+            return;
+        }
+        try {
+            connection.close();
+        } catch (SQLException ignored) {
+            // back to the pool or discarded either way
+        }
+    }
+
+    /** Ends the session under the connection, so that the server frees whatever it held, and discards it. */
+    private static void abort(Connection connection) {
+        if (connection == null) {
+            return;
+        }
+        try {
+            connection.abort(DIRECT);
+        } catch (SQLException | RuntimeException ignored) {
+            // closed below either way
+        }
+        close(connection);
+    }
+}
