@@ -175,7 +175,7 @@ public final class PostgresLockManager extends DefaultLockManager {
             TableName table = TableName.of(tableName);
             new ServerCheck(dataSource, table).check();
             OtherLockTables otherLockTables = new OtherLockTables(table, applicationName);
-            new OneLockTableCheck(dataSource, table, otherLockTables, timeoutSeconds(statementTimeout))
+            new OneLockTableCheck(dataSource, otherLockTables, timeoutSeconds(statementTimeout))
                     .check(allowOtherLockTables);
             new SchemaInitializer(dataSource, tableName).apply(schemaMode);
             return new PostgresLockManager(store, otherLockTables, engineSettings());
