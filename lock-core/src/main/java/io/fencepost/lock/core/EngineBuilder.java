@@ -46,10 +46,7 @@ public abstract class EngineBuilder<B extends EngineBuilder<B>> {
 
     /** Bounds of the randomized exponential backoff between attempts on a busy key; default 5 ms to 100 ms. */
     public B retryBackoff(Duration min, Duration max) {
-        if (min == null || max == null || min.isNegative() || min.isZero() || max.compareTo(min) < 0) {
-            throw new IllegalArgumentException(
-                    "retry backoff must satisfy 0 < min <= max, was min=" + min + ", max=" + max);
-        }
+        EngineSettings.checkBackoff(min, max);
         this.minBackoff = min;
         this.maxBackoff = max;
         return self();
@@ -60,9 +57,7 @@ public abstract class EngineBuilder<B extends EngineBuilder<B>> {
      * second. Waiters also re-check at the holder's known expiry.
      */
     public B pushFallback(Duration pushFallback) {
-        if (pushFallback == null || pushFallback.isNegative() || pushFallback.isZero()) {
-            throw new IllegalArgumentException("push fallback must be positive, was " + pushFallback);
-        }
+        EngineSettings.checkPushFallback(pushFallback);
         this.pushFallback = pushFallback;
         return self();
     }

@@ -16,11 +16,25 @@ import java.util.Objects;
 public record EngineSettings(
         String holderName, LockListener listener, Duration minBackoff, Duration maxBackoff, Duration pushFallback) {
 
+    /** @throws IllegalArgumentException for a backoff or push fallback that {@link EngineBuilder} refuses */
     public EngineSettings {
         Objects.requireNonNull(holderName, "holderName");
         Objects.requireNonNull(listener, "listener");
-        Objects.requireNonNull(minBackoff, "minBackoff");
-        Objects.requireNonNull(maxBackoff, "maxBackoff");
-        Objects.requireNonNull(pushFallback, "pushFallback");
+        checkBackoff(minBackoff, maxBackoff);
+        checkPushFallback(pushFallback);
+    }
+
+    /** The bounds of the backoff, checked here and by the builder's setter so that a mistake fails where it is made. */
+    static void checkBackoff(Duration min, Duration max) {
+        if (min == null || max == null || min.isNegative() || min.isZero() || max.compareTo(min) < 0) {
+            throw new IllegalArgumentException(
+                    "retry backoff must satisfy 0 < min <= max, was min=" + min + ", max=" + max);
+        }
+    }
+
+    static void checkPushFallback(Duration pushFallback) {
+        if (pushFallback == null || pushFallback.isNegative() || pushFallback.isZero()) {
+            throw new IllegalArgumentException("push fallback must be positive, was " + pushFallback);
+        }
     }
 }

@@ -11,25 +11,14 @@ import javax.sql.DataSource;
 /**
  * At start-up, before the schema is created or checked: refuses a lock table while another lock table of the same
  * application is in use in the database ({@link OtherLockTables}), unless that is allowed.
+ *
+ * @param dataSource the manager's connections
+ * @param others the lock tables to look for, other than the manager's own
+ * @param timeoutSeconds the query timeout of the look
  */
-final class OneLockTableCheck {
+record OneLockTableCheck(DataSource dataSource, OtherLockTables others, int timeoutSeconds) {
 
     private static final System.Logger LOG = System.getLogger(OneLockTableCheck.class.getName());
-
-    private final DataSource dataSource;
-
-    private final TableName tableName;
-
-    private final OtherLockTables others;
-
-    private final int timeoutSeconds;
-
-    OneLockTableCheck(DataSource dataSource, TableName tableName, OtherLockTables others, int timeoutSeconds) {
-        this.dataSource = dataSource;
-        this.tableName = tableName;
-        this.others = others;
-        this.timeoutSeconds = timeoutSeconds;
-    }
 
     /**
      * Looks for the other lock tables in use; a database that cannot be reached is not checked (the manager's calls
@@ -55,7 +44,7 @@ final class OneLockTableCheck {
                 return;
             }
             throw new UnsafeLockStoreException(
-                    "could not look for Fencepost lock tables other than '" + tableName.table() + "' (SQLState "
+                    "could not look for Fencepost lock tables other than '" + others.ownTable() + "' (SQLState "
                             + e.getSQLState() + "): " + e.getMessage() + "; check the database connection",
                     e);
         }
@@ -69,16 +58,16 @@ final class OneLockTableCheck {
                     Level.WARNING,
                     "other Fencepost lock tables than ''{0}'' are in use by {1}, as allowed: {2}; locks taken in"
                             + " different tables do not exclude each other",
-                    tableName.table(),
+                    others.ownTable(),
                     whose(),
                     String.join("; ", described));
             return;
         }
         throw new LockTableSplitException(
-                tableName.table(),
+                others.ownTable(),
                 others.application(),
                 inUse.stream().map(OtherLockTables.InUse::name).toList(),
-                "fencepost refuses the lock table '" + tableName.table() + "': another Fencepost lock table is in use"
+                "fencepost refuses the lock table '" + others.ownTable() + "': another Fencepost lock table is in use"
                         + " by " + whose() + " in this database: " + String.join("; ", described) + ". Instances"
                         + " that lock in different tables do not exclude each other. Give every instance the same"
                         + " table (fencepost.jdbc.table-name, PostgresLockManager.Builder.tableName) and the same"
@@ -91,7 +80,7 @@ final class OneLockTableCheck {
                 Level.WARNING,
                 "{0} while looking for lock tables other than ''{1}'' at start-up, which are not checked ({2})",
                 what,
-                tableName.table(),
+                others.ownTable(),
                 e.toString());
     }
 

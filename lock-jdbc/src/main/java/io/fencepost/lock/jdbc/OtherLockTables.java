@@ -79,6 +79,11 @@ final class OtherLockTables {
         this.application = application == null || application.isBlank() ? null : application;
     }
 
+    /** The table whose others these are: the manager's own, as configured. */
+    String ownTable() {
+        return own.table();
+    }
+
     /** The application whose use counts, or null for anyone's. */
     String application() {
         return application;

@@ -190,7 +190,7 @@ public final class PostgresLockManager extends DefaultLockManager {
             serverCheck.check();
             serverCheck.sharesSessions().ifPresent(store::sessionsShared);
             OtherLockTables otherLockTables = new OtherLockTables(table, applicationName);
-            new OneLockTableCheck(dataSource, table, otherLockTables, timeoutSeconds(statementTimeout))
+            new OneLockTableCheck(dataSource, otherLockTables, timeoutSeconds(statementTimeout))
                     .check(allowOtherLockTables);
             new SchemaInitializer(dataSource, tableName).apply(schemaMode);
             return new PostgresLockManager(store, otherLockTables, engineSettings());

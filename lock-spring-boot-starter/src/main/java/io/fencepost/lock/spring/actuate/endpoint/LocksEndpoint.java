@@ -1,5 +1,6 @@
 package io.fencepost.lock.spring.actuate.endpoint;
 
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.fencepost.lock.HeldLeaseInfo;
 import io.fencepost.lock.LeaseInfo;
 import io.fencepost.lock.LeaseMode;
@@ -8,7 +9,6 @@ import io.fencepost.lock.LockManager;
 import io.fencepost.lock.core.DefaultLockManager;
 import io.fencepost.lock.internal.LogSafe;
 import java.security.Principal;
-import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
@@ -89,16 +89,7 @@ public class LocksEndpoint {
                 || heldLeases().stream()
                         .anyMatch(held -> held.key().equals(info.key())
                                 && (info.mode() != LeaseMode.EXCLUSIVE || held.fencingToken() == info.fencingToken()));
-        return new LeaseDescriptor(
-                info.key(),
-                info.fencingToken(),
-                info.holder(),
-                info.acquiredAt(),
-                info.expiresAt(),
-                info.mode(),
-                info.permits(),
-                info.leases(),
-                heldHere);
+        return new LeaseDescriptor(info, heldHere);
     }
 
     /**
@@ -198,31 +189,18 @@ public class LocksEndpoint {
     public record LocksDescriptor(String holder, List<HeldLeaseInfo> leases) implements OperationResponseBody {}
 
     /**
-     * The store's view of a key.
+     * The store's view of a key; its JSON shows the lease's fields ({@code key}, {@code fencingToken}, {@code holder},
+     * {@code acquiredAt}, {@code expiresAt}, {@code mode}, {@code permits}, {@code leases}) at the top level, beside
+     * {@code heldByThisInstance}.
      *
-     * @param key the key
-     * @param fencingToken the live grant's fencing token (of several, the latest)
-     * @param holder the human-readable name of the holding instance (of several, the latest grant's)
-     * @param acquiredAt when the grant was made (database clock)
-     * @param expiresAt when the lease ends unless renewed (database clock; of several, the last to end)
-     * @param mode exclusive, shared or permits
-     * @param permits how many leases of the key may be live at once (1 exclusive, 0 shared: no count)
-     * @param leases how many are live
+     * @param lease the store's view of the key's live leases, as {@link LockManager#inspect} gives it; never an owner
+     *     token
      * @param heldByThisInstance whether this instance holds that very grant (for shared leases and permits: one of
      *     the key's live leases): the store names this instance's holder name as the holder, or the grant is one of
      *     this instance's leases; holder names tell instances apart only when they differ (the default,
      *     {@code application@host:pid}, does)
      */
-    public record LeaseDescriptor(
-            String key,
-            long fencingToken,
-            String holder,
-            Instant acquiredAt,
-            Instant expiresAt,
-            LeaseMode mode,
-            int permits,
-            int leases,
-            boolean heldByThisInstance)
+    public record LeaseDescriptor(@JsonUnwrapped LeaseInfo lease, boolean heldByThisInstance)
             implements OperationResponseBody {}
 
     /**

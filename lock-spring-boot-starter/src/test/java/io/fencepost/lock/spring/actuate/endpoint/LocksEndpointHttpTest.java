@@ -156,6 +156,18 @@ class LocksEndpointHttpTest {
                     Lease foreign = elsewhere.acquire("tenant/8/report", options("reports"))) {
                 HttpResponse<String> mine = get(app, "/actuator/locks/invoice:43");
                 assertThat(mine.statusCode()).isEqualTo(200);
+                // the fields of docs/observability.md, all at the top level
+                assertThat(JsonPath.<Map<String, Object>>read(mine.body(), "$").keySet())
+                        .containsExactlyInAnyOrder(
+                                "key",
+                                "fencingToken",
+                                "holder",
+                                "acquiredAt",
+                                "expiresAt",
+                                "mode",
+                                "permits",
+                                "leases",
+                                "heldByThisInstance");
                 assertThat(JsonPath.<String>read(mine.body(), "$.key")).isEqualTo("invoice:43");
                 assertThat(JsonPath.<Integer>read(mine.body(), "$.fencingToken"))
                         .isEqualTo((int) lease.fencingToken());
