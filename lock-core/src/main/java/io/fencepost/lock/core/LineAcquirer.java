@@ -170,6 +170,12 @@ final class LineAcquirer {
                         }
                     }
                     attempted = true;
+                    if (queued != null && queued.firstAtHead()) {
+                        AcquireResult look = store.acquire(call.request(ownerToken, holderName));
+                        if (look instanceof AcquireResult.Granted) {
+                            return look;
+                        }
+                    }
                     return registered != null
                             ? registered.attempt(holderName)
                             : store.acquire(call.request(ownerToken, holderName));

@@ -23,6 +23,8 @@ final class QueuedWait {
     /** Waits registered for the rest of the call. */
     private boolean out;
 
+    private boolean firstAtHeadAsked;
+
     QueuedWait(QueuePlaces places, HeldLeases held, RecentKeys busyKeys, String key, String ownerToken) {
         this.places = places;
         this.held = held;
@@ -35,6 +37,19 @@ final class QueuedWait {
     /** Whether the waiter is to wait in the queue and is not at its head. */
     boolean outside() {
         return !out && !places.holds(key);
+    }
+
+    /**
+     * Whether this wait is at the head of the queue and has not asked there yet: the release before it has just left
+     * the place, so the key is most likely free, and a plain attempt (which registers nothing) is the cheapest way to
+     * take it.
+     */
+    boolean firstAtHead() {
+        if (out || firstAtHeadAsked || !places.holds(key)) {
+            return false;
+        }
+        firstAtHeadAsked = true;
+        return true;
     }
 
     /** Whether this manager's waits found the key busy a moment ago: a new wait then joins the queue first. */

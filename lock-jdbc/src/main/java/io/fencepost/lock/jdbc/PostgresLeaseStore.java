@@ -93,9 +93,9 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Wait
         WaiterTag tag = WaiterTag.random();
         this.listener = new NotificationListener(
                 dataSource, this.tableName.channel(), this.tableName.waiterChannel(tag), runner.timeoutMillis());
-        this.relay = new PostgresWaiterRelay(runner, statements, listener, tag);
         this.queue = new PostgresLockQueue(
                 dataSource, this.tableName, statementTimeout, queueSessions, statements, this::release);
+        this.relay = new PostgresWaiterRelay(runner, queue, statements, listener, tag);
     }
 
     /** What the start-up check found: whether the pool's connections share server sessions between transactions. */
@@ -120,7 +120,7 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Wait
                         request.mode().name().toLowerCase(Locale.ROOT),
                         "permits",
                         request.permits());
-        return acquire(runner, exclusive ? statements.acquire : statements.acquireShared, request, more);
+        return acquire(runner, queue, exclusive ? statements.acquire : statements.acquireShared, request, more);
     }
 
     /**
@@ -128,13 +128,23 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Wait
      * parameters and the statement's own {@code more}, and reads the outcome.
      */
     static AcquireResult acquire(
-            StatementRunner runner, NamedStatement statement, AcquireRequest request, Map<String, Object> more) {
-        return runner.run(
-                "acquire lock '" + request.key() + "'",
-                StoreFailures.secretsOf(request.ownerToken()),
-                statement,
-                grantParameters(request, more),
-                LeaseRowMapper.acquireResult(request));
+            StatementRunner runner,
+            PostgresLockQueue queue,
+            NamedStatement statement,
+            AcquireRequest request,
+            Map<String, Object> more) {
+        String action = "acquire lock '" + request.key() + "'";
+        List<String> secrets = StoreFailures.secretsOf(request.ownerToken());
+        Map<String, Object> parameters = grantParameters(request, more);
+        // At the head of the key's queue, on the place's own session: the release before us has just woken it.
+        return queue.onPlaceOf(
+                        request.key(),
+                        action,
+                        secrets,
+                        connection -> StatementRunner.query(
+                                connection, statement, c -> parameters, LeaseRowMapper.acquireResult(request)))
+                .orElseGet(() ->
+                        runner.run(action, secrets, statement, parameters, LeaseRowMapper.acquireResult(request)));
     }
 
     @Override

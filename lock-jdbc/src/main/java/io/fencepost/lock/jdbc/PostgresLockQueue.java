@@ -10,6 +10,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -35,16 +36,17 @@ final class PostgresLockQueue implements LockQueue {
 
     private static final System.Logger LOG = System.getLogger(PostgresLockQueue.class.getName());
 
-    /** Takes the key's lock if it is free: most waits for a place do not wait behind another one. */
-    private static final String TRY_SQL = "SELECT pg_try_advisory_lock(?, hashtext(?))";
-
     /**
-     * Waits for the key's lock, within a lock timeout local to the statement's own transaction: the session keeps the
-     * lock, not the setting. The materialized CTE sets the timeout before the lock is asked for.
+     * Takes the key's lock, waiting for it within a lock timeout local to the statement's own transaction (the session
+     * keeps the lock, not the setting; the materialized CTE sets the timeout before the lock is asked for), and tells
+     * whether it had to wait: the try short-circuits the wait when the lock is free.
      */
     private static final String ENTER_SQL = """
             WITH timeout AS MATERIALIZED (SELECT set_config('lock_timeout', ?, true))
-            SELECT pg_advisory_lock(?, hashtext(?)) FROM timeout
+            SELECT CASE WHEN pg_try_advisory_lock(?, hashtext(?)) THEN false
+                        -- true once the lock is ours (a void's text is never null, and the test keeps the call)
+                        ELSE pg_advisory_lock(?, hashtext(?))::text IS NOT NULL END AS waited
+              FROM timeout
             """;
 
     private static final String LEAVE_SQL = "SELECT pg_advisory_unlock(?, hashtext(?))";
@@ -66,6 +68,12 @@ final class PostgresLockQueue implements LockQueue {
 
     /** The store's own release, for what the queue's session does not release itself. */
     private final Predicate<ReleaseRequest> storeRelease;
+
+    /**
+     * The places each thread took, by key: the head's attempts run on its place's session, which the release before
+     * it has just woken, instead of on another connection whose server process has to be woken too.
+     */
+    private final ThreadLocal<Map<String, SessionPlace>> taken = ThreadLocal.withInitial(HashMap::new);
 
     /** Null until the first wait has looked at the pool; then whether its connections have sessions of their own. */
     private volatile Boolean ownSessions;
@@ -113,24 +121,23 @@ final class PostgresLockQueue implements LockQueue {
                     Math.max(1, Math.min(StatementRunner.ceilMillis(timeout), statementTimeout.toMillis() / 2));
             connection.setNetworkTimeout(
                     DIRECT, (int) Math.min(Integer.MAX_VALUE, statementTimeout.toMillis() + waitMillis));
-            boolean free;
-            try (PreparedStatement tryLock = connection.prepareStatement(TRY_SQL)) {
-                tryLock.setInt(1, tableName.queueClassId());
-                tryLock.setString(2, key);
-                try (ResultSet row = tryLock.executeQuery()) {
+            boolean waited;
+            try (PreparedStatement enter = connection.prepareStatement(ENTER_SQL)) {
+                enter.setString(1, waitMillis + "ms");
+                enter.setInt(2, tableName.queueClassId());
+                enter.setString(3, key);
+                enter.setInt(4, tableName.queueClassId());
+                enter.setString(5, key);
+                try (ResultSet row = enter.executeQuery()) {
                     row.next();
-                    free = row.getBoolean(1);
+                    waited = row.getBoolean("waited");
                 }
             }
-            if (!free) {
-                try (PreparedStatement enter = connection.prepareStatement(ENTER_SQL)) {
-                    enter.setString(1, waitMillis + "ms");
-                    enter.setInt(2, tableName.queueClassId());
-                    enter.setString(3, key);
-                    enter.executeQuery().close();
-                }
-            }
-            return Optional.of(new SessionPlace(connection, key, networkTimeout, !free));
+            SessionPlace place = new SessionPlace(connection, key, networkTimeout, waited);
+            Map<String, SessionPlace> mine = taken.get();
+            mine.values().removeIf(SessionPlace::isLeft);
+            mine.put(key, place);
+            return Optional.of(place);
         } catch (SQLException e) {
             if (LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
                 restoreAndClose(connection, networkTimeout); // the failed statement took nothing
@@ -142,6 +149,24 @@ final class PostgresLockQueue implements LockQueue {
             throw StoreFailures.translate(
                     "wait in the queue of lock '" + LogSafe.text(key) + "'", e, statementTimeout, List.of());
         }
+    }
+
+    /** Work on a place's session. */
+    @FunctionalInterface
+    interface SessionWork<T> {
+        T on(Connection connection) throws SQLException;
+    }
+
+    /**
+     * Runs {@code work} on the session of the place of {@code key} that the calling thread took, if it still holds
+     * one; empty otherwise. A failure ends the place: its session is discarded, which frees its lock in the server.
+     *
+     * @param action what is attempted, for the error message
+     * @param secrets owner tokens that must be kept out of any error
+     */
+    <T> Optional<T> onPlaceOf(String key, String action, List<String> secrets, SessionWork<T> work) {
+        SessionPlace place = taken.get().get(key);
+        return place == null ? Optional.empty() : place.run(action, secrets, work);
     }
 
     private boolean hasOwnSession(Connection connection) throws SQLException {
@@ -190,8 +215,28 @@ final class PostgresLockQueue implements LockQueue {
             return waited;
         }
 
+        boolean isLeft() {
+            return left.get();
+        }
+
+        /** Runs {@code work} on this place's session while it is held; empty once it is left. */
+        synchronized <T> Optional<T> run(String action, List<String> secrets, SessionWork<T> work) {
+            if (left.get()) {
+                return Optional.empty();
+            }
+            try {
+                return Optional.of(work.on(connection));
+            } catch (SQLException e) {
+                if (!left.getAndSet(true)) {
+                    abort(connection);
+                    sessions.release();
+                }
+                throw StoreFailures.translate(action, e, statementTimeout, secrets);
+            }
+        }
+
         @Override
-        public boolean releaseAndLeave(ReleaseRequest request) {
+        public synchronized boolean releaseAndLeave(ReleaseRequest request) {
             if (request.mode() != LeaseMode.EXCLUSIVE || request.keepsMinimumHold() || left.getAndSet(true)) {
                 try {
                     return storeRelease.test(request);
@@ -208,7 +253,7 @@ final class PostgresLockQueue implements LockQueue {
                         c -> Map.of("key", key, "owner", OwnerTokens.toUuid(request.ownerToken())),
                         rows -> {
                             rows.next();
-                            return rows.getLong("found") > 0
+                            return rows.getBoolean("found")
                                     ? Optional.of(rows.getBoolean("was_live"))
                                     : Optional.<Boolean>empty();
                         });
@@ -225,7 +270,7 @@ final class PostgresLockQueue implements LockQueue {
         }
 
         @Override
-        public void leave() {
+        public synchronized void leave() {
             if (left.getAndSet(true)) {
                 return;
             }

@@ -173,11 +173,11 @@ final class PostgresStatements {
                  USING (SELECT set_config('synchronous_commit', 'off', true)) AS g
                  WHERE l.lock_key = :key AND l.owner_token = :owner::uuid AND NOT l.contended
                 RETURNING l.expires_at > clock_timestamp() AS was_live
-            ), outcome AS MATERIALIZED (
-                SELECT (SELECT count(*) FROM released) AS found, (SELECT bool_or(was_live) FROM released) AS was_live
             )
-            SELECT o.found, o.was_live, pg_advisory_unlock({queue_class_id}, hashtext(:key)) AS left_queue
-              FROM outcome AS o
+            -- one row; the join reads the delete's outcome before the row's columns unlock
+            SELECT r.was_live IS NOT NULL AS found, r.was_live,
+                   pg_advisory_unlock({queue_class_id}, hashtext(:key)) AS left_queue
+              FROM (SELECT 1) AS one LEFT JOIN released AS r ON true
             """;
 
     /**

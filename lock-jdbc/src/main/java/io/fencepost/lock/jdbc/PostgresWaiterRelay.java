@@ -26,6 +26,9 @@ final class PostgresWaiterRelay implements WaiterRelay {
 
     private final StatementRunner runner;
 
+    /** Where a waiter at the head of a key's queue runs its attempts. */
+    private final PostgresLockQueue queue;
+
     private final PostgresStatements statements;
 
     private final NotificationListener listener;
@@ -34,8 +37,13 @@ final class PostgresWaiterRelay implements WaiterRelay {
 
     /** A relay whose registrations carry {@code tag}, the tag of {@code listener}'s own channel. */
     PostgresWaiterRelay(
-            StatementRunner runner, PostgresStatements statements, NotificationListener listener, WaiterTag tag) {
+            StatementRunner runner,
+            PostgresLockQueue queue,
+            PostgresStatements statements,
+            NotificationListener listener,
+            WaiterTag tag) {
         this.runner = runner;
+        this.queue = queue;
         this.statements = statements;
         this.listener = listener;
         this.tag = tag;
@@ -45,6 +53,7 @@ final class PostgresWaiterRelay implements WaiterRelay {
     public AcquireResult acquireOrRegister(AcquireRequest request, Registration registration) {
         return PostgresLeaseStore.acquire(
                 runner,
+                queue,
                 statements.acquireOrRegister,
                 request,
                 Map.of(

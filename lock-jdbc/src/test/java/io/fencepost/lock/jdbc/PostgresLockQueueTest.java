@@ -56,6 +56,7 @@ class PostgresLockQueueTest {
         PostgresLockQueue first = queue(1);
         PostgresLockQueue second = queue(1);
         LockQueue.Place head = first.enter(key, Duration.ofSeconds(1)).orElseThrow();
+        assertThat(head.waitedBehindOthers()).isFalse();
 
         CompletableFuture<Optional<LockQueue.Place>> next =
                 CompletableFuture.supplyAsync(() -> second.enter(key, Duration.ofSeconds(2)), threads);
@@ -64,6 +65,7 @@ class PostgresLockQueueTest {
 
         head.leave();
         LockQueue.Place place = next.get(10, TimeUnit.SECONDS).orElseThrow();
+        assertThat(place.waitedBehindOthers()).isTrue();
         assertThat(first.enter(key, Duration.ofMillis(50)))
                 .as("a third waiter while the second holds the place")
                 .isEmpty();

@@ -23,7 +23,8 @@ class BrokenStoreCheckerTest {
         "BLIND_RELEASE, foreign delete, 9, 0.5, 0.5, false",
         "PHANTOM_GRANT, phantom grant, 7, 0.35, 0.06, false",
         "UNFENCED, stale write, 7, 0.5, 0.06, false",
-        "UNORDERED_HAND_OVER, token order, 15, 0, 0, true"
+        "UNORDERED_HAND_OVER, token order, 15, 0, 0, true",
+        "QUEUE_PLACE_GRANTS, overlap, 10, 0, 0, true"
     })
     void theCheckerCatchesABrokenVariant(
             WorkerMode mode,

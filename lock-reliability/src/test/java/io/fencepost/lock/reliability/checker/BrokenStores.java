@@ -3,13 +3,17 @@ package io.fencepost.lock.reliability.checker;
 import io.fencepost.lock.LeaseMode;
 import io.fencepost.lock.LockStoreException;
 import io.fencepost.lock.contract.ForwardingLeaseStore;
+import io.fencepost.lock.jdbc.PostgresLeaseStore;
 import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.HandOver;
 import io.fencepost.lock.spi.HandOverRequest;
 import io.fencepost.lock.spi.LeaseHandOver;
 import io.fencepost.lock.spi.LeaseStore;
+import io.fencepost.lock.spi.LockQueue;
+import io.fencepost.lock.spi.Registration;
 import io.fencepost.lock.spi.ReleaseRequest;
+import io.fencepost.lock.spi.WaiterRelay;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -17,9 +21,13 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 /** Deliberately broken {@link LeaseStore}s over the real one, to show that the checker catches each bug. */
@@ -150,8 +158,101 @@ final class BrokenStores {
                         return real.acquire(request);
                     }
                 };
+            case QUEUE_PLACE_GRANTS -> new QueuePlaceGrants((PostgresLeaseStore) real, dataSource);
             case CORRECT, UNFENCED -> real;
         };
+    }
+
+    /**
+     * The real store, its queue and its registrations, with one bug: a thread at the head of a key's queue is granted
+     * the key (a fresh token, a lease from the database's now) without its row being looked at.
+     */
+    private static final class QueuePlaceGrants extends Forwarding implements LockQueue, WaiterRelay {
+
+        private final PostgresLeaseStore store;
+
+        private final DataSource dataSource;
+
+        /** The keys whose place in the queue each thread holds. */
+        private final Map<Thread, Set<String>> places = new ConcurrentHashMap<>();
+
+        QueuePlaceGrants(PostgresLeaseStore store, DataSource dataSource) {
+            super(store);
+            this.store = store;
+            this.dataSource = dataSource;
+        }
+
+        private boolean atHead(String key) {
+            return places.getOrDefault(Thread.currentThread(), Set.of()).contains(key);
+        }
+
+        @Override
+        public AcquireResult acquire(AcquireRequest request) {
+            return atHead(request.key()) ? drawnGrant(dataSource, request) : store.acquire(request);
+        }
+
+        @Override
+        public AcquireResult acquireOrRegister(AcquireRequest request, Registration registration) {
+            return atHead(request.key())
+                    ? drawnGrant(dataSource, request)
+                    : store.acquireOrRegister(request, registration);
+        }
+
+        @Override
+        public Subscription onHandOver(
+                Registration registration, String ownerToken, Consumer<AcquireResult.Granted> handedOver) {
+            return store.onHandOver(registration, ownerToken, handedOver);
+        }
+
+        @Override
+        public boolean withdraw(Registration registration, String ownerToken) {
+            return store.withdraw(registration, ownerToken);
+        }
+
+        @Override
+        public Optional<Place> enter(String key, Duration timeout) {
+            Optional<Place> place = store.enter(key, timeout);
+            if (place.isEmpty()) {
+                return place;
+            }
+            Thread thread = Thread.currentThread();
+            places.computeIfAbsent(thread, t -> ConcurrentHashMap.newKeySet()).add(key);
+            Place real = place.get();
+            return Optional.of(new Place() {
+                @Override
+                public boolean waitedBehindOthers() {
+                    return real.waitedBehindOthers();
+                }
+
+                @Override
+                public void leave() {
+                    places.getOrDefault(thread, Set.of()).remove(key);
+                    real.leave();
+                }
+
+                @Override
+                public boolean releaseAndLeave(ReleaseRequest request) {
+                    places.getOrDefault(thread, Set.of()).remove(key);
+                    return real.releaseAndLeave(request);
+                }
+            });
+        }
+    }
+
+    /** A grant of a token drawn from the key's sequence, with no row behind it. */
+    private static AcquireResult drawnGrant(DataSource dataSource, AcquireRequest request) {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement statement =
+                        connection.prepareStatement("SELECT nextval('checker_lock_fence_seq'), clock_timestamp()")) {
+            connection.setAutoCommit(true);
+            try (ResultSet row = statement.executeQuery()) {
+                row.next();
+                Instant now = row.getObject(2, OffsetDateTime.class).toInstant();
+                return new AcquireResult.Granted(row.getLong(1), now, now.plus(request.leaseTime()));
+            }
+        } catch (SQLException e) {
+            throw new LockStoreException("could not draw a token: " + e, e);
+        }
     }
 
     /** The real store, handing leases over with the unordered statement. */

@@ -27,6 +27,13 @@ public enum WorkerMode {
      */
     UNORDERED_HAND_OVER,
 
+    /**
+     * The real store with its lock queue, but a waiter at the head of a key's queue is answered "granted" without the
+     * lease's row being asked: a wake-up taken for a grant, while the key may still be held by one who took it
+     * without the queue.
+     */
+    QUEUE_PLACE_GRANTS,
+
     /** A store asked for n permits that lets n + 1 in: it counts one permit too few. */
     PERMITS_PLUS_ONE,
 

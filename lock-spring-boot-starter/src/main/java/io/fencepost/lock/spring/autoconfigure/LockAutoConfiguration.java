@@ -99,6 +99,7 @@ public final class LockAutoConfiguration {
                         .statementTimeout(jdbc.getStatementTimeout())
                         .applicationName(applicationName)
                         .allowOtherLockTables(jdbc.isAllowOtherLockTables())
+                        .queueSessions(jdbc.getQueueSessions())
                         .listener(CompositeLockListener.of(
                                 listeners.orderedStream().toList()));
                 if (StringUtils.hasText(properties.getHolderName())) {

@@ -2,6 +2,7 @@ package io.fencepost.lock.spring.autoconfigure;
 
 import io.fencepost.lock.LeaderElection;
 import io.fencepost.lock.LockOptions;
+import io.fencepost.lock.jdbc.PostgresLeaseStore;
 import io.fencepost.lock.jdbc.PostgresLockManager;
 import io.fencepost.lock.jdbc.SchemaMode;
 import io.fencepost.lock.spring.aop.DistributedLockAdvisor;
@@ -155,6 +156,22 @@ public class LockProperties {
          * other tables.
          */
         private boolean allowOtherLockTables = false;
+
+        /**
+         * How many connections of the pool the lock manager may hold at once to wait in PostgreSQL's own lock queue:
+         * one per key it waits for behind another instance, kept while it holds the key it got there, so that the
+         * release before its turn wakes it in the server. Past the bound, and behind a pooler in transaction mode,
+         * waiters are woken by notifications instead; 0 turns the queue off. Size the pool for them.
+         */
+        private int queueSessions = PostgresLeaseStore.DEFAULT_QUEUE_SESSIONS;
+
+        public int getQueueSessions() {
+            return queueSessions;
+        }
+
+        public void setQueueSessions(int queueSessions) {
+            this.queueSessions = queueSessions;
+        }
 
         public String getTableName() {
             return tableName;

@@ -108,6 +108,7 @@ class LockPropertiesTest {
                         "fencepost.jdbc.initialize-schema",
                         "fencepost.jdbc.statement-timeout",
                         "fencepost.jdbc.allow-other-lock-tables",
+                        "fencepost.jdbc.queue-sessions",
                         "fencepost.aop.order",
                         "fencepost.endpoint.force-release.enabled",
                         "fencepost.web.enabled",
