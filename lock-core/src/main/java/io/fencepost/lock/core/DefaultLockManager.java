@@ -69,7 +69,8 @@ public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable
         RegisteredWaits registrations = RegisteredWaits.of(store, relay, grants, releases, settings.pushFallback());
         this.lineAcquirer =
                 new LineAcquirer(store, holderName, lines, held, releases, grants, loop, registrations, places);
-        this.fairAcquirer = relay != null ? new FairAcquirer(store, registrations, holderName, loop) : null;
+        this.fairAcquirer =
+                relay != null ? new FairAcquirer(store, registrations, holderName, loop, places, held) : null;
     }
 
     /** A builder for an engine over {@code store}. */

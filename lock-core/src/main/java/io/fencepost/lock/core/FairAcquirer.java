@@ -24,11 +24,23 @@ final class FairAcquirer {
 
     private final AcquireLoop loop;
 
-    FairAcquirer(LeaseStore store, RegisteredWaits registrations, String holderName, AcquireLoop loop) {
+    private final QueuePlaces places;
+
+    private final HeldLeases held;
+
+    FairAcquirer(
+            LeaseStore store,
+            RegisteredWaits registrations,
+            String holderName,
+            AcquireLoop loop,
+            QueuePlaces places,
+            HeldLeases held) {
         this.store = store;
         this.registrations = registrations;
         this.holderName = holderName;
         this.loop = loop;
+        this.places = places;
+        this.held = held;
     }
 
     Optional<Lease> acquire(AcquireCall call) {
@@ -63,8 +75,15 @@ final class FairAcquirer {
         };
         LeaseStore.Subscription subscription = store.subscribe(call.key(), wake);
         RegisteredWait registered = registrations.open(call, UUID.randomUUID().toString(), true, wake);
+        // On a key this manager found busy a moment ago, the wait first takes its place in the store's queue, which
+        // keeps arrival order across processes by itself; at the head it asks in turn, as every fair waiter does.
+        QueuedWait queued = new QueuedWait(places, held, registrations.busyKeys(), call.key(), registered.ownerToken());
+        Optional<Lease> lease = Optional.empty();
         try {
-            return loop.run(call, new AcquireLoop.Attempts() {
+            lease = loop.run(call, new AcquireLoop.Attempts() {
+
+                private boolean attempted;
+
                 @Override
                 public Optional<Lease> handedOver() {
                     return registered.handedOver();
@@ -82,6 +101,10 @@ final class FairAcquirer {
 
                 @Override
                 public AcquireResult attempt(String ownerToken) {
+                    if (!attempted && queued.outside() && queued.hot()) {
+                        queued.enter(call.remainingNanos());
+                    }
+                    attempted = true;
                     return registered.attempt(holderName);
                 }
 
@@ -101,9 +124,11 @@ final class FairAcquirer {
                     wakeUps.drainPermits();
                 }
             });
+            return lease;
         } catch (InterruptedException e) {
             return loop.interrupted(call);
         } finally {
+            queued.end(lease.isPresent());
             subscription.close();
             registered.end();
         }

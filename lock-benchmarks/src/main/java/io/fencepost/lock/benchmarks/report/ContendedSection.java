@@ -41,7 +41,7 @@ record ContendedSection(Settings settings, Results r, Markdown md) implements Se
             case RAW, RAW_ASYNC -> "harness polls every 5 ms";
             case FENCEPOST ->
                 Measured.pushHandOff()
-                        ? "local line, hand-over in one statement; other JVM woken by NOTIFY"
+                        ? "local line, hand-over in one statement; other JVM woken in the server's lock queue"
                         : "local queue; one poller per JVM, 5–100 ms backoff";
             case SHEDLOCK -> "harness polls every 5 ms (ShedLock never waits)";
             case SPRING_INTEGRATION -> "local lock; polls every 100 ms";

@@ -68,8 +68,9 @@ record NodesAndKeysSections(Settings settings, Results r, Markdown md) implement
     }
 
     private static String poolSizes() {
-        return "Fencepost " + Nodes.connectionsPerNode(FENCEPOST) + " connections, one for its `LISTEN` and one for"
-                + " its statements; Spring Integration " + Nodes.connectionsPerNode(Library.SPRING_INTEGRATION)
+        return "Fencepost " + Nodes.connectionsPerNode(FENCEPOST) + " connections, one for its `LISTEN`, one for"
+                + " its statements and one for its place in the server's lock queue; Spring Integration "
+                + Nodes.connectionsPerNode(Library.SPRING_INTEGRATION)
                 + "; raw SQL, ShedLock and the durable floor " + Nodes.connectionsPerNode(RAW) + "; Redisson one"
                 + " client with at most 2 connections for commands, 1 for pub/sub and 2 Netty threads";
     }
@@ -79,7 +80,7 @@ record NodesAndKeysSections(Settings settings, Results r, Markdown md) implement
             case RAW -> "harness polls every 5 ms";
             case FENCEPOST ->
                 Measured.pushHandOff()
-                        ? "woken by NOTIFY (every waiter is in another client)"
+                        ? "server-side lock queue (a session advisory lock per contended key), then one durable grant"
                         : "polls, 5–100 ms backoff";
             case FENCEPOST_FAIR -> "as Fencepost, every waiter registered and served in arrival order";
             case SHEDLOCK -> "harness polls every 5 ms (ShedLock never waits)";
@@ -131,8 +132,9 @@ record NodesAndKeysSections(Settings settings, Results r, Markdown md) implement
         md.line(2 * DistinctKeysScenario.PAIRED_KEYS + " threads on " + DistinctKeysScenario.PAIRED_KEYS + " keys:"
                 + " on each key one thread of the JVM's client and one of a second client of the same library in the"
                 + " same JVM (same pool), so every key has a waiter in another client and a release is one someone"
-                + " waits for (Fencepost then sends `NOTIFY` in the release, and the waiting client is woken through"
-                + " its `LISTEN`; raw SQL's waiter polls every 5 ms). A cycle's acquire includes its wait.");
+                + " waits for (Fencepost's waiter waits in the server's lock queue while its client has a queue"
+                + " session left, 4 by default, and is registered and woken by `NOTIFY` past that; raw SQL's waiter"
+                + " polls every 5 ms). A cycle's acquire includes its wait.");
         md.line();
         md.line("| library | cycles/s | range over rounds | cycle p50 | cycle p99 | Fencepost ÷ this |");
         md.line("| --- | --- | --- | --- | --- | --- |");

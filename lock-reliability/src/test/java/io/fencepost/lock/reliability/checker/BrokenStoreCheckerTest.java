@@ -24,7 +24,7 @@ class BrokenStoreCheckerTest {
         "PHANTOM_GRANT, phantom grant, 7, 0.35, 0.06, false",
         "UNFENCED, stale write, 7, 0.5, 0.06, false",
         "UNORDERED_HAND_OVER, token order, 15, 0, 0, true",
-        "QUEUE_PLACE_GRANTS, overlap, 10, 0, 0, true"
+        "QUEUE_PLACE_GRANTS, phantom grant, 10, 0, 0, true"
     })
     void theCheckerCatchesABrokenVariant(
             WorkerMode mode,

@@ -30,7 +30,7 @@ public enum WorkerMode {
     /**
      * The real store with its lock queue, but a waiter at the head of a key's queue is answered "granted" without the
      * lease's row being asked: a wake-up taken for a grant, while the key may still be held by one who took it
-     * without the queue.
+     * without the queue. The checker finds grants that the store never made.
      */
     QUEUE_PLACE_GRANTS,
 
