@@ -62,15 +62,15 @@ public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable
         this.workers = List.of(renewer, new LossWatchdog(events));
         LeaseHandOver handOver = store instanceof LeaseHandOver ability ? ability : null;
         WaiterRelay relay = store instanceof WaiterRelay ability ? ability : null;
-        this.places = new QueuePlaces(store instanceof LockQueue ability ? ability : null, settings.pushFallback());
+        this.places =
+                new QueuePlaces(store instanceof LockQueue ability ? ability : null, settings.pushFallback(), held);
         Releases releases = new Releases(store, handOver, holderName, held, lines, workers, events, places);
         this.grants = new Grants(held, workers, releases, renewer, events);
         AcquireLoop loop = new AcquireLoop(settings, grants, events);
         RegisteredWaits registrations = RegisteredWaits.of(store, relay, grants, releases, settings.pushFallback());
         this.lineAcquirer =
                 new LineAcquirer(store, holderName, lines, held, releases, grants, loop, registrations, places);
-        this.fairAcquirer =
-                relay != null ? new FairAcquirer(store, registrations, holderName, loop, places, held) : null;
+        this.fairAcquirer = relay != null ? new FairAcquirer(store, registrations, places, holderName, loop) : null;
     }
 
     /** A builder for an engine over {@code store}. */

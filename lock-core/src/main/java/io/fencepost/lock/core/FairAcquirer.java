@@ -13,35 +13,12 @@ import java.util.concurrent.TimeUnit;
  * every caller registers in turn, releases hand the key to the oldest registration of all clients, and nobody takes a
  * free key past an older one. The store keeps the order of all callers, so the callers of this manager need no line
  * of their own. It differs from the ordinary mode's registered waits only in {@code inTurn}.
+ *
+ * @param places where a wait for a key found busy a moment ago first takes its place: the store's queue keeps arrival
+ *     order across processes by itself, and at its head the wait asks in turn
  */
-final class FairAcquirer {
-
-    private final LeaseStore store;
-
-    private final RegisteredWaits registrations;
-
-    private final String holderName;
-
-    private final AcquireLoop loop;
-
-    private final QueuePlaces places;
-
-    private final HeldLeases held;
-
-    FairAcquirer(
-            LeaseStore store,
-            RegisteredWaits registrations,
-            String holderName,
-            AcquireLoop loop,
-            QueuePlaces places,
-            HeldLeases held) {
-        this.store = store;
-        this.registrations = registrations;
-        this.holderName = holderName;
-        this.loop = loop;
-        this.places = places;
-        this.held = held;
-    }
+record FairAcquirer(
+        LeaseStore store, RegisteredWaits registrations, QueuePlaces places, String holderName, AcquireLoop loop) {
 
     Optional<Lease> acquire(AcquireCall call) {
         return call.waits() ? awaitTurn(call) : tryInTurn(call);
@@ -77,13 +54,10 @@ final class FairAcquirer {
         RegisteredWait registered = registrations.open(call, UUID.randomUUID().toString(), true, wake);
         // On a key this manager found busy a moment ago, the wait first takes its place in the store's queue, which
         // keeps arrival order across processes by itself; at the head it asks in turn, as every fair waiter does.
-        QueuedWait queued = new QueuedWait(places, held, registrations.busyKeys(), call.key(), registered.ownerToken());
+        QueuedWait queued = places.waitFor(call.key(), registered.ownerToken(), registrations.busyKeys());
         Optional<Lease> lease = Optional.empty();
         try {
             lease = loop.run(call, new AcquireLoop.Attempts() {
-
-                private boolean attempted;
-
                 @Override
                 public Optional<Lease> handedOver() {
                     return registered.handedOver();
@@ -101,10 +75,7 @@ final class FairAcquirer {
 
                 @Override
                 public AcquireResult attempt(String ownerToken) {
-                    if (!attempted && queued.outside() && queued.hot()) {
-                        queued.enter(call.remainingNanos());
-                    }
-                    attempted = true;
+                    queued.joinBeforeFirstAttempt(call.remainingNanos());
                     return registered.attempt(holderName);
                 }
 

@@ -102,13 +102,11 @@ final class LineAcquirer {
         // A registered waiter also waits in the store's own queue, where there is one: the release before its turn
         // then wakes it in the store. Its place belongs to the owner token its grant will have, so the lease keeps it.
         QueuedWait queued = registered != null
-                ? new QueuedWait(places, held, registrations.busyKeys(), call.key(), registered.ownerToken())
+                ? places.waitFor(call.key(), registered.ownerToken(), registrations.busyKeys())
                 : null;
         Optional<Lease> lease = Optional.empty();
         try {
             lease = loop.run(call, new AcquireLoop.Attempts() {
-
-                private boolean attempted;
 
                 @Override
                 public Optional<Lease> handedOver() {
@@ -155,13 +153,8 @@ final class LineAcquirer {
                 @Override
                 public AcquireResult attempt(String ownerToken) {
                     if (queued != null && queued.outside()) {
-                        if (!attempted && queued.hot()) {
-                            // A key this manager found busy a moment ago is most likely busy still: join its queue
-                            // before asking, so that this wait's turn comes after those who waited first.
-                            queued.enter(call.remainingNanos());
-                        }
+                        queued.joinBeforeFirstAttempt(call.remainingNanos());
                         if (queued.outside()) {
-                            attempted = true;
                             AcquireResult look = store.acquire(call.request(ownerToken, holderName));
                             if (look instanceof AcquireResult.Busy) {
                                 queued.foundBusy();
@@ -169,7 +162,6 @@ final class LineAcquirer {
                             return look;
                         }
                     }
-                    attempted = true;
                     if (queued != null && queued.firstAtHead()) {
                         AcquireResult look = store.acquire(call.request(ownerToken, holderName));
                         if (look instanceof AcquireResult.Granted) {

@@ -1,6 +1,7 @@
 package io.fencepost.lock.core;
 
 import io.fencepost.lock.internal.LogSafe;
+import io.fencepost.lock.internal.RecentKeys;
 import io.fencepost.lock.spi.LockQueue;
 import io.fencepost.lock.spi.ReleaseRequest;
 import java.lang.System.Logger.Level;
@@ -36,11 +37,20 @@ final class QueuePlaces {
     /** The longest single wait in a queue: a waiter re-checks the key in the store at least this often. */
     private final long maxWaitNanos;
 
+    /** This manager's leases: a wait does not join the queue of a key that one of them holds. */
+    private final HeldLeases held;
+
     private final ConcurrentHashMap<String, Entry> byKey = new ConcurrentHashMap<>();
 
-    QueuePlaces(LockQueue queue, Duration maxWait) {
+    QueuePlaces(LockQueue queue, Duration maxWait, HeldLeases held) {
         this.queue = queue;
         this.maxWaitNanos = maxWait.toNanos();
+        this.held = held;
+    }
+
+    /** One registered wait's use of the queue of {@code key}, under the owner token its grant will have. */
+    QueuedWait waitFor(String key, String ownerToken, RecentKeys busyKeys) {
+        return new QueuedWait(this, held, busyKeys, key, ownerToken);
     }
 
     boolean available() {

@@ -25,6 +25,8 @@ final class QueuedWait {
 
     private boolean firstAtHeadAsked;
 
+    private boolean joinedBefore;
+
     QueuedWait(QueuePlaces places, HeldLeases held, RecentKeys busyKeys, String key, String ownerToken) {
         this.places = places;
         this.held = held;
@@ -50,6 +52,17 @@ final class QueuedWait {
         }
         firstAtHeadAsked = true;
         return true;
+    }
+
+    /**
+     * Before the wait's first attempt: on a key this manager's waits found busy a moment ago, waits up to {@code nanos}
+     * for the head of the queue, so that this wait's turn comes after those who waited first. Later calls do nothing.
+     */
+    void joinBeforeFirstAttempt(long nanos) {
+        if (!joinedBefore && outside() && hot()) {
+            enter(nanos);
+        }
+        joinedBefore = true;
     }
 
     /** Whether this manager's waits found the key busy a moment ago: a new wait then joins the queue first. */

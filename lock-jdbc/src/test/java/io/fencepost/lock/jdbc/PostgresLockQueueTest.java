@@ -3,7 +3,6 @@ package io.fencepost.lock.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fencepost.lock.jdbc.test.CloseAfterEach;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
 import io.fencepost.lock.spi.LockQueue;
 import java.time.Duration;
@@ -27,9 +26,6 @@ class PostgresLockQueueTest {
 
     @RegisterExtension
     static final PostgresTestDatabase db = new PostgresTestDatabase();
-
-    @RegisterExtension
-    final CloseAfterEach closer = new CloseAfterEach();
 
     private final ExecutorService threads = Executors.newCachedThreadPool();
 
