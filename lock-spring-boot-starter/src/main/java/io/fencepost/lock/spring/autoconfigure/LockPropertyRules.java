@@ -51,6 +51,15 @@ final class LockPropertyRules {
                 properties.getJdbc().getStatementTimeout(),
                 "the statement timeout",
                 PostgresLockManager.DEFAULT_STATEMENT_TIMEOUT);
+        int queueSessions = properties.getJdbc().getQueueSessions();
+        if (queueSessions < 0) {
+            throw invalid(
+                    "fencepost.jdbc.queue-sessions",
+                    queueSessions,
+                    "the number of queue sessions must be 0 (no waiting in the server's lock queue) or more",
+                    "Set fencepost.jdbc.queue-sessions to 0 to turn the queue off, or to how many pool connections"
+                            + " waits may hold, such as 4");
+        }
         Duration retryAfter = properties.getWeb().getRetryAfter();
         if (retryAfter == null || retryAfter.isNegative()) {
             throw invalid(

@@ -66,6 +66,12 @@ class InvalidLockPropertyFailureAnalyzerTest {
                         "the statement timeout must be positive",
                         "Set fencepost.jdbc.statement-timeout to a positive duration such as 5s"),
                 invalid(
+                        "fencepost.jdbc.queue-sessions",
+                        "-1",
+                        "the number of queue sessions must be 0 (no waiting in the server's lock queue) or more",
+                        "Set fencepost.jdbc.queue-sessions to 0 to turn the queue off, or to how many pool connections"
+                                + " waits may hold, such as 4"),
+                invalid(
                         "fencepost.jdbc.table-name",
                         "Locks-Table",
                         TABLE_NAME_RULE,
