@@ -16,7 +16,6 @@ import org.junit.jupiter.api.Tag;
  * The {@link LeaseStore} contract and the lock manager contract (extend, non-reentrant holds, shared leases, permits),
  * run against PostgreSQL on one lock table.
  */
-@Tag("server-version")
 class PostgresLeaseStoreContractTest {
 
     /**
@@ -41,7 +40,9 @@ class PostgresLeaseStoreContractTest {
         return new PostgresLeaseStore(db.dataSource(), "distributed_lock", Duration.ofSeconds(10));
     }
 
+    /** The store's statements: what depends on the server's version, so it also runs on each other major version. */
     @Nested
+    @Tag("server-version")
     class StoreContract extends LeaseStoreContract implements LeaseHandOverContract, WaiterRelayContract {
 
         @Override

@@ -15,14 +15,14 @@ import org.junit.jupiter.api.Test;
  * switchovers, failovers (killed, frozen, cut off primaries) and partitions; with asynchronous replication the
  * failover after a replication stall loses grants, and the checker must find the key granted twice.
  *
- * <p>The synchronous run of {@code mvn verify} lasts 150 seconds of locking; longer ones take the same system
+ * <p>The synchronous run of {@code mvn verify -Pfull} lasts 90 seconds of locking; longer ones take the same system
  * properties as {@link RandomizedCheckerTest}, for example {@code -Dfencepost.checker.duration=PT20M} (see
  * docs/high-availability.md).
  */
 @Tag("full")
 class PatroniClusterCheckerTest {
 
-    private static final String CI_DURATION = "PT150S";
+    private static final String CI_DURATION = "PT90S";
 
     @Test
     void synchronousReplicationNoViolationUnderSwitchoversFailoversAndPartitions() throws Exception {

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Each critical section records its fencing token as it enters; sections never overlap, so that is the grant order,
  * and every token must be higher than the one before it.
  *
- * <p>Ten rounds of 10 seconds by default, each with fresh managers and a fresh key (on the code before the token-order
+ * <p>Six rounds of 10 seconds by default, each with fresh managers and a fresh key (on the code before the token-order
  * fix three rounds of 20 s showed 11 regressions);
  * {@code -Dfencepost.contention.rounds} and {@code -Dfencepost.contention.seconds} change that.
  */
@@ -42,7 +42,7 @@ class ManyInstancesOneKeyTest {
 
     private static final int THREADS_PER_INSTANCE = 2;
 
-    private static final int ROUNDS = Integer.getInteger("fencepost.contention.rounds", 10);
+    private static final int ROUNDS = Integer.getInteger("fencepost.contention.rounds", 6);
 
     private static final Duration ROUND = Duration.ofSeconds(Long.getLong("fencepost.contention.seconds", 10));
 
