@@ -49,6 +49,25 @@ final class PostgresLockQueue implements LockQueue {
               FROM timeout
             """;
 
+    /**
+     * {@link PostgresStatements#RELEASE_UNCONTENDED} on the session that holds the key's place in the server's lock queue
+     * (this queue), which it leaves in the same statement, after the delete: the next waiter in the queue
+     * wakes at once, and its acquire waits for this transaction on the deleted row, so it finds the key free. No row
+     * when the lease was not ours or is marked as waited for; the place is left either way.
+     */
+    static final String RELEASE_AND_LEAVE_SQL = """
+            WITH released AS (
+                DELETE FROM {table} AS l
+                 USING (SELECT set_config('synchronous_commit', 'off', true)) AS g
+                 WHERE l.lock_key = :key AND l.owner_token = :owner::uuid AND NOT l.contended
+                RETURNING l.expires_at > clock_timestamp() AS was_live
+            )
+            -- one row; the join reads the delete's outcome before the row's columns unlock
+            SELECT r.was_live IS NOT NULL AS found, r.was_live,
+                   pg_advisory_unlock({queue_class_id}, hashtext(:key)) AS left_queue
+              FROM (SELECT 1) AS one LEFT JOIN released AS r ON true
+            """;
+
     private static final String LEAVE_SQL = "SELECT pg_advisory_unlock(?, hashtext(?))";
 
     /** PostgreSQL's SQLState for a lock wait that ran past {@code lock_timeout}. */

@@ -162,25 +162,6 @@ final class PostgresStatements {
             """;
 
     /**
-     * {@link #RELEASE_UNCONTENDED} on the session that holds the key's place in the server's lock queue
-     * ({@link PostgresLockQueue}), which it leaves in the same statement, after the delete: the next waiter in the queue
-     * wakes at once, and its acquire waits for this transaction on the deleted row, so it finds the key free. No row
-     * when the lease was not ours or is marked as waited for; the place is left either way.
-     */
-    static final String RELEASE_AND_LEAVE_QUEUE = """
-            WITH released AS (
-                DELETE FROM {table} AS l
-                 USING (SELECT set_config('synchronous_commit', 'off', true)) AS g
-                 WHERE l.lock_key = :key AND l.owner_token = :owner::uuid AND NOT l.contended
-                RETURNING l.expires_at > clock_timestamp() AS was_live
-            )
-            -- one row; the join reads the delete's outcome before the row's columns unlock
-            SELECT r.was_live IS NOT NULL AS found, r.was_live,
-                   pg_advisory_unlock({queue_class_id}, hashtext(:key)) AS left_queue
-              FROM (SELECT 1) AS one LEFT JOIN released AS r ON true
-            """;
-
-    /**
      * Ends our lease, expired or not, and tells whether it was still live. When someone waits (the row is marked) and a
      * live registration waits for the key, the lease goes to the oldest registration in this statement: its owner
      * token, holder and lease time, a fresh lease from now and a new fencing token, drawn under the draw lock, which
@@ -395,7 +376,7 @@ final class PostgresStatements {
         this.releaseShared = resolve(SharedLeaseStatements.RELEASE_SHARED, slots);
         this.releaseUncontended = resolve(RELEASE_UNCONTENDED, slots);
         this.release = resolve(RELEASE, slots);
-        this.releaseAndLeaveQueue = resolve(RELEASE_AND_LEAVE_QUEUE, slots);
+        this.releaseAndLeaveQueue = resolve(PostgresLockQueue.RELEASE_AND_LEAVE_SQL, slots);
         this.releaseKeepingMinHold = resolve(RELEASE_KEEPING_MIN_HOLD, slots);
         this.forceRelease = resolve(FORCE_RELEASE, slots);
         this.inspect = resolve(INSPECT, slots);
