@@ -3,6 +3,7 @@ package io.fencepost.lock.jdbc;
 import io.fencepost.lock.contract.LeaseHandOverContract;
 import io.fencepost.lock.contract.LeaseStoreContract;
 import io.fencepost.lock.contract.LockManagerContract;
+import io.fencepost.lock.contract.LockQueueContract;
 import io.fencepost.lock.contract.WaiterRelayContract;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
 import io.fencepost.lock.spi.LeaseStore;
@@ -43,7 +44,8 @@ class PostgresLeaseStoreContractTest {
     /** The store's statements: what depends on the server's version, so it also runs on each other major version. */
     @Nested
     @Tag("server-version")
-    class StoreContract extends LeaseStoreContract implements LeaseHandOverContract, WaiterRelayContract {
+    class StoreContract extends LeaseStoreContract
+            implements LeaseHandOverContract, WaiterRelayContract, LockQueueContract {
 
         @Override
         protected LeaseStore createStore() {

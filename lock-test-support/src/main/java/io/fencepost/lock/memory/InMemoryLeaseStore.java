@@ -8,6 +8,7 @@ import io.fencepost.lock.spi.HandOver;
 import io.fencepost.lock.spi.HandOverRequest;
 import io.fencepost.lock.spi.LeaseHandOver;
 import io.fencepost.lock.spi.LeaseStore;
+import io.fencepost.lock.spi.LockQueue;
 import io.fencepost.lock.spi.Registration;
 import io.fencepost.lock.spi.ReleaseRequest;
 import io.fencepost.lock.spi.RenewRequest;
@@ -36,14 +37,14 @@ import java.util.function.Consumer;
 /**
  * A {@link LeaseStore} in this JVM's memory, for users' unit tests and examples. It honours the whole store
  * contract, shared leases, permits, hand-over and waiter registrations (so fair mode) included, with its
- * {@link Clock} as the store clock (inject {@link MutableClock} to move time by hand). It gives no protection across
- * processes.
+ * {@link Clock} as the store clock (inject {@link MutableClock} to move time by hand), and waiting in turn in the
+ * store's own queue ({@link LockQueue}), as on PostgreSQL. It gives no protection across processes.
  *
  * <p>As on PostgreSQL, a release of an exclusive lease that live registrations wait for hands the lease to the oldest
  * of them in the same step; an acquire of an expired key does not (the registered waiters' own attempts take it, in
  * turn in fair mode). The waiter is told on a thread of the store's own, never under the store's lock.
  */
-public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, WaiterRelay {
+public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, WaiterRelay, LockQueue {
 
     private final Clock clock;
 
@@ -54,6 +55,9 @@ public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, Wait
     private final Map<String, List<Runnable>> subscribers = new ConcurrentHashMap<>();
 
     private final Registrations registrations = new Registrations();
+
+    /** Waiting in turn for a key: a release of the lease taken at the head wakes the next waiter in the store. */
+    private final KeyQueues queues = new KeyQueues(this::release);
 
     /** Who listens for hand-overs, by registration id. */
     private final Map<String, List<HandOverListener>> handOverListeners = new ConcurrentHashMap<>();
@@ -203,6 +207,11 @@ public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, Wait
             lock.unlock();
         }
         return renewed;
+    }
+
+    @Override
+    public Optional<Place> enter(String key, Duration timeout) {
+        return queues.enter(key, timeout);
     }
 
     @Override
