@@ -255,7 +255,14 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Wait
                 }
                 waitedForKeys.mark(key);
             }
-            return runner.run(action, secrets, statements.release, parameters, LeaseRowMapper::releasedLive);
+            // The release commits first (durably when it hands the key over); its wake-up follows in a transaction
+            // of its own, on the same connection.
+            return runner.withConnection(action, secrets, connection -> {
+                ReleaseOutcome released =
+                        StatementRunner.query(connection, statements.release, c -> parameters, ReleaseOutcome::read);
+                released.wakeUpAfterCommit(connection, statements.wakeUp, key);
+                return released.wasLive();
+            });
         }
         return runner.run(
                 action,

@@ -166,12 +166,12 @@ final class PostgresStatements {
      * live registration waits for the key, the lease goes to the oldest registration in this statement: its owner
      * token, holder and lease time, a fresh lease from now and a new fencing token, drawn under the draw lock, which
      * is taken before the row is locked as in every granting statement; the registration is removed, the commit is
-     * durable like a grant's, and the waiter is told by a NOTIFY that carries the grant ({@link WaiterRelayStatements#HANDED_OVER})
+     * durable like a grant's, and the waiter is to be told by a message that carries the grant ({@link WaiterRelayStatements#HANDED_OVER})
      * on its store's own channel ({@link WaiterRelayStatements#WAITER_CHANNEL}), which no other store's listener hears.
      * Otherwise the row is deleted, committed asynchronously on purpose: a release lost in a crash only keeps the key
-     * locked until its lease expires, which never endangers mutual exclusion or fencing; and only a release that
-     * someone waits for pays for NOTIFY, which serializes commits server-wide. A registration that a snapshot taken
-     * before it was made cannot see is not served; its waiter is woken by the key's NOTIFY instead.
+     * locked until its lease expires, which never endangers mutual exclusion or fencing; the key's waiters are to be
+     * woken. The statement only names the wake-up: {@link #WAKE_UP} sends it once this has committed. A registration
+     * that a snapshot taken before it was made cannot see is not served; its waiter is woken by the key's message.
      */
     static final String RELEASE = """
             WITH seen AS MATERIALIZED (
@@ -215,14 +215,29 @@ final class PostgresStatements {
                  WHERE l.lock_key = :key AND l.owner_token = :owner::uuid AND NOT EXISTS (SELECT 1 FROM g)
                 RETURNING l.expires_at > clock_timestamp() AS was_live, l.contended
             )
+            -- the wake-up to send once this has committed: the grant to its waiter, else the key
             SELECT coalesce(r.was_live, m.was_live) AS was_live,
-                   CASE WHEN h.waiter IS NOT NULL THEN pg_notify({waiter_channel}, {handed_over})
-                        WHEN r.contended THEN pg_notify('{channel}', :key) END AS notified
+                   CASE WHEN h.waiter IS NOT NULL THEN {waiter_channel}
+                        WHEN r.contended THEN '{channel}' END AS wake_up_channel,
+                   CASE WHEN h.waiter IS NOT NULL THEN {handed_over}
+                        WHEN r.contended THEN :key END AS wake_up_payload
               FROM (SELECT 1) AS one
               LEFT JOIN mine AS m ON true
               LEFT JOIN handed AS h ON true
               LEFT JOIN removed AS r ON true
              WHERE m.was_live IS NOT NULL OR r.was_live IS NOT NULL
+            """;
+
+    /**
+     * Sends the wake-up that a {@link #RELEASE} named, after that release has committed, in a transaction of its own
+     * that does not wait for a WAL flush. A NOTIFY takes a server-wide lock at commit and holds it until the commit is
+     * done, flush included: inside the durable hand-over it would keep every other notifying commit of the server from
+     * sharing that flush. Out here it is held for no flush, and the grant it announces is durable before anyone hears
+     * of it. A wake-up is a hint: one lost with a crash between the two costs the waiter its next re-check.
+     */
+    static final String WAKE_UP = """
+            SELECT pg_notify(:channel, :payload)
+              FROM (SELECT set_config('synchronous_commit', 'off', true)) AS g
             """;
 
     /**
@@ -337,6 +352,8 @@ final class PostgresStatements {
 
     final NamedStatement releaseAndLeaveQueue;
 
+    final NamedStatement wakeUp;
+
     final NamedStatement releaseKeepingMinHold;
 
     final NamedStatement forceRelease;
@@ -377,6 +394,7 @@ final class PostgresStatements {
         this.releaseUncontended = resolve(RELEASE_UNCONTENDED, slots);
         this.release = resolve(RELEASE, slots);
         this.releaseAndLeaveQueue = resolve(PostgresLockQueue.RELEASE_AND_LEAVE_SQL, slots);
+        this.wakeUp = resolve(WAKE_UP, slots);
         this.releaseKeepingMinHold = resolve(RELEASE_KEEPING_MIN_HOLD, slots);
         this.forceRelease = resolve(FORCE_RELEASE, slots);
         this.inspect = resolve(INSPECT, slots);
