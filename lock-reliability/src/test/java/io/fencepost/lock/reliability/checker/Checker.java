@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -46,6 +47,16 @@ public final class Checker {
         LATENCY(1, "proxy adds 10-150 ms per chunk for 1-3 s"),
         PAUSE_PROCESS(2, "SIGSTOP of a worker JVM for 0.5-2.5 lease times, then SIGCONT"),
         KILL_PROCESS(1, "SIGKILL of a worker JVM, replaced by a new one (at most one per 20 s)"),
+        PAUSE_QUEUED_BACKEND(
+                2,
+                "SIGSTOP of a server process blocked in the lock queue (its waiter's place), 0.5-2.5 lease times,"
+                        + " then SIGCONT"),
+        PAUSE_QUEUED_CLIENT(
+                2, "SIGSTOP of a worker JVM while its lock connection waits in the server's lock queue, then SIGCONT"),
+        KILL_QUEUED_CLIENT(
+                1,
+                "SIGKILL of a worker JVM while its lock connection waits in the server's lock queue, replaced by a new"
+                        + " one (at most one kill per 20 s)"),
         RESTART_DATABASE(1, "immediate-mode crash and restart of PostgreSQL (at most one per 15 s)"),
         SWITCHOVER("cluster: switchover through Patroni", false),
         KILL_POSTMASTER("cluster: kill -9 of the primary's postmaster (Patroni restarts it)", false),
@@ -84,7 +95,12 @@ public final class Checker {
         /** Whether the fault works on a cluster run, whose workers connect directly (no proxies, one server less). */
         boolean proxyless() {
             return switch (this) {
-                case TERMINATE_LOCK_BACKENDS, TERMINATE_WRITE_BACKENDS, PAUSE_PROCESS, KILL_PROCESS -> true;
+                case TERMINATE_LOCK_BACKENDS,
+                        TERMINATE_WRITE_BACKENDS,
+                        PAUSE_PROCESS,
+                        KILL_PROCESS,
+                        PAUSE_QUEUED_CLIENT,
+                        KILL_QUEUED_CLIENT -> true;
                 default -> cluster;
             };
         }
@@ -364,7 +380,7 @@ public final class Checker {
                 continue;
             }
             boolean ok = switch (fault) {
-                case KILL_PROCESS -> System.currentTimeMillis() - lastKill > 20_000;
+                case KILL_PROCESS, KILL_QUEUED_CLIENT -> System.currentTimeMillis() - lastKill > 20_000;
                 case RESTART_DATABASE -> cluster != null && System.currentTimeMillis() - lastRestart > 15_000;
                 default -> true;
             };
@@ -409,6 +425,34 @@ public final class Checker {
                 worker.kill();
                 worker.spawn(worker.name + "r", Math.max(1_000, endMillis - System.currentTimeMillis()));
             }
+            case PAUSE_QUEUED_BACKEND -> {
+                Optional<QueuedWaiter> waiter = queuedWaiter();
+                if (waiter.isEmpty()) {
+                    return; // nobody waits in the queue this moment: no fault to count
+                }
+                // The server process itself, as a frozen session would be: it may be granted its place meanwhile and
+                // then hold it, stopped, until every other waiter's bounded wait runs out.
+                signal("STOP", waiter.get().backendPid());
+                Thread.sleep((long) (config.leaseTime().toMillis() * (0.5 + 2 * random.nextDouble())));
+                signal("CONT", waiter.get().backendPid());
+            }
+            case PAUSE_QUEUED_CLIENT, KILL_QUEUED_CLIENT -> {
+                Optional<Worker> waiting = queuedWaiter().flatMap(this::workerOf);
+                if (waiting.isEmpty()) {
+                    return;
+                }
+                if (fault == Fault.KILL_QUEUED_CLIENT) {
+                    lastKill = System.currentTimeMillis();
+                    waiting.get().kill();
+                    waiting.get()
+                            .spawn(waiting.get().name + "r", Math.max(1_000, endMillis - System.currentTimeMillis()));
+                } else {
+                    long pid = waiting.get().process.pid();
+                    signal("STOP", pid);
+                    Thread.sleep((long) (config.leaseTime().toMillis() * (0.5 + 2 * random.nextDouble())));
+                    signal("CONT", pid);
+                }
+            }
             case RESTART_DATABASE -> {
                 lastRestart = System.currentTimeMillis();
                 cluster.crash();
@@ -418,6 +462,34 @@ public final class Checker {
             default -> clusterFaults.inject(fault);
         }
         faults.merge(fault, 1, Integer::sum);
+    }
+
+    /** A lock connection blocked in the server's lock queue: its server process, and its worker's pool name. */
+    private record QueuedWaiter(long backendPid, String applicationName) {}
+
+    /**
+     * One lock connection, at random, that waits in the server's lock queue now: an advisory lock not yet granted in
+     * the queue's lock class, which is negative (the draw locks' class is not).
+     */
+    private Optional<QueuedWaiter> queuedWaiter() {
+        try (Connection connection = admin();
+                Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT l.pid, a.application_name FROM pg_locks AS l"
+                        + " JOIN pg_stat_activity AS a ON a.pid = l.pid"
+                        + " WHERE l.locktype = 'advisory' AND NOT l.granted AND l.classid::int < 0"
+                        + " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+                        + " AND a.application_name LIKE 'checker-lock-%' ORDER BY random() LIMIT 1")) {
+            return rows.next() ? Optional.of(new QueuedWaiter(rows.getLong(1), rows.getString(2))) : Optional.empty();
+        } catch (SQLException e) {
+            return Optional.empty(); // the database may be restarting
+        }
+    }
+
+    /** The worker whose JVM the waiter's connection belongs to, if it still runs. */
+    private Optional<Worker> workerOf(QueuedWaiter waiter) {
+        return workers.stream()
+                .filter(worker -> waiter.applicationName().equals("checker-lock-" + worker.name))
+                .findFirst();
     }
 
     private void terminate(String applicationName) {
