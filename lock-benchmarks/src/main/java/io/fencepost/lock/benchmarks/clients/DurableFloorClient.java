@@ -20,7 +20,7 @@ public final class DurableFloorClient extends AdvisoryLockClient {
     private static final int LOCK_CLASS = 27;
 
     private static final String SCHEMA_SQL = """
-            CREATE TABLE IF NOT EXISTS durable_floor_lease (
+            CREATE TABLE IF NOT EXISTS {table} (
                 lock_key      text PRIMARY KEY,
                 owner_token   uuid NOT NULL,
                 fencing_token bigint NOT NULL,
@@ -29,9 +29,17 @@ public final class DurableFloorClient extends AdvisoryLockClient {
             CREATE SEQUENCE IF NOT EXISTS durable_floor_fence_seq;
             """;
 
+    /**
+     * Fencepost's lease rows have their fencing token as a key (a unique index), so that a fenced transaction's
+     * key-share lock on the row blocks a change of grant but not a renewal: every grant then writes new index entries
+     * instead of a heap-only update. This variant pays that too, to tell its cost from the rest of the gap.
+     */
+    private static final String KEY_SQL =
+            "CREATE UNIQUE INDEX IF NOT EXISTS durable_floor_keyed_lease_token ON durable_floor_keyed_lease (fencing_token)";
+
     // synchronous_commit on for this statement's transaction, whatever the server's default: the grant is durable.
     private static final String GRANT_SQL = """
-            INSERT INTO durable_floor_lease AS l (lock_key, owner_token, fencing_token, expires_at)
+            INSERT INTO {table} AS l (lock_key, owner_token, fencing_token, expires_at)
             SELECT ?, ?, nextval('durable_floor_fence_seq'), clock_timestamp() + ? * interval '1 millisecond'
               FROM (SELECT set_config('synchronous_commit', 'on', true)) AS durable
             ON CONFLICT (lock_key) DO UPDATE
@@ -42,12 +50,27 @@ public final class DurableFloorClient extends AdvisoryLockClient {
 
     private final long leaseMillis;
 
+    private final String grantSql;
+
     public DurableFloorClient(ClientContext context) {
+        this(context, "durable_floor_lease", false);
+    }
+
+    /** The floor on a lease table whose fencing token is a key of the row, as Fencepost's is. */
+    public static DurableFloorClient keyed(ClientContext context) {
+        return new DurableFloorClient(context, "durable_floor_keyed_lease", true);
+    }
+
+    private DurableFloorClient(ClientContext context, String table, boolean keyed) {
         super(context, Statements.inClass(LOCK_CLASS));
         this.leaseMillis = context.leaseTime().toMillis();
+        this.grantSql = GRANT_SQL.replace("{table}", table);
         try (Connection connection = context.dataSource().getConnection();
                 Statement statement = connection.createStatement()) {
-            statement.execute(SCHEMA_SQL);
+            statement.execute(SCHEMA_SQL.replace("{table}", table));
+            if (keyed) {
+                statement.execute(KEY_SQL);
+            }
         } catch (SQLException e) {
             throw new IllegalStateException("creating the durable floor's lease table failed", e);
         }
@@ -55,7 +78,7 @@ public final class DurableFloorClient extends AdvisoryLockClient {
 
     @Override
     void granted(Connection connection, String key) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(GRANT_SQL)) {
+        try (PreparedStatement statement = connection.prepareStatement(grantSql)) {
             statement.setString(1, key);
             statement.setObject(2, UUID.randomUUID());
             statement.setLong(3, leaseMillis);

@@ -113,6 +113,13 @@ public enum Library {
                     + " nextval, synchronous_commit on; release pg_advisory_unlock",
             DurableFloorClient::new,
             true),
+    DURABLE_FLOOR_KEYED(
+            "durable-floor-keyed",
+            "durable floor with the token as a key of the row",
+            () -> "as the durable floor, on a lease table whose fencing token has a unique index, as Fencepost's does"
+                    + " (a grant then changes a key of the row and writes new index entries)",
+            DurableFloorClient::keyed,
+            true),
     REDISSON_FSYNC(
             "redisson-fsync",
             "Redisson RLock, Redis with appendfsync always",
@@ -188,6 +195,7 @@ public enum Library {
         return this == FENCEPOST_FAIR
                 || this == RAW_INSERT
                 || this == DURABLE_FLOOR
+                || this == DURABLE_FLOOR_KEYED
                 || this == REDISSON_FSYNC
                 || !isExclusive();
     }

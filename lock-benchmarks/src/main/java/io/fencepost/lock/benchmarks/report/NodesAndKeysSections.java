@@ -86,7 +86,7 @@ record NodesAndKeysSections(Settings settings, Results r, Markdown md) implement
             case SHEDLOCK -> "harness polls every 5 ms (ShedLock never waits)";
             case SPRING_INTEGRATION -> "polls every 100 ms";
             case REDISSON, REDISSON_FSYNC -> "pub/sub wake-up";
-            case DURABLE_FLOOR -> "server-side lock queue (blocking `pg_advisory_lock`)";
+            case DURABLE_FLOOR, DURABLE_FLOOR_KEYED -> "server-side lock queue (blocking `pg_advisory_lock`)";
             default -> Fmt.NONE;
         };
     }

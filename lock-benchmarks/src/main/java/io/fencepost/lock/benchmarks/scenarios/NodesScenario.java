@@ -34,8 +34,8 @@ public final class NodesScenario {
         Settings settings = harness.settings();
         Map<Integer, Series<ContendedResult>> byNodes = new LinkedHashMap<>();
         Map<Integer, String> skipped = new LinkedHashMap<>();
-        List<Library> libraries =
-                harness.libraries(ContendedScenario.handOffAnd(Library.DURABLE_FLOOR, Library.REDISSON_FSYNC));
+        List<Library> libraries = harness.libraries(ContendedScenario.handOffAnd(
+                Library.DURABLE_FLOOR, Library.DURABLE_FLOOR_KEYED, Library.REDISSON_FSYNC));
         int perNode =
                 libraries.stream().mapToInt(Nodes::connectionsPerNode).max().orElse(0);
         try (ChildJvm child = ChildJvm.clockChecked(harness)) {
