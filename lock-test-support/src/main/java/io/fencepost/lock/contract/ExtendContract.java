@@ -225,6 +225,23 @@ public interface ExtendContract extends EngineUnderTest {
     }
 
     @Test
+    default void theOptionsMinimumHoldStillCountsWhenItEndsAfterAnExtensionsOwn() {
+        LockManager locks = manager();
+        String key = key();
+        Lease lease = locks.acquire(
+                key,
+                unrenewed(Duration.ofSeconds(30))
+                        .minHoldTime(Duration.ofSeconds(20))
+                        .build());
+        Instant acquiredAt = storeView(key).acquiredAt();
+
+        assertThat(lease.extend(Duration.ofSeconds(30), Duration.ofSeconds(1))).isTrue();
+        assertThat(lease.release()).isTrue();
+
+        assertThat(storeView(key).expiresAt()).isEqualTo(acquiredAt.plus(Duration.ofSeconds(20)));
+    }
+
+    @Test
     default void sharedLeasesAndPermitsKeepAnExtensionsMinimumHoldPastTheirRelease() {
         LockManager locks = manager();
         LockManager other = manager();
