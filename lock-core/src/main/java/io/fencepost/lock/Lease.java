@@ -49,6 +49,20 @@ public interface Lease extends AutoCloseable {
     boolean extend(Duration leaseTime);
 
     /**
+     * As {@link #extend(Duration)}, and the key stays locked until at least {@code minHoldTime} after the store's "now"
+     * of this call: a release before then keeps the key locked, ownerless, until then (as the options' minimum hold
+     * does), and no later extension or renewal ends the lease earlier. The store's clock alone decides; an earlier
+     * minimum hold that ends later still holds. ShedLock's {@code extend(lockAtMostFor, lockAtLeastFor)}.
+     *
+     * @param minHoldTime zero for none; at most {@code leaseTime}
+     * @return true when the store confirmed the new end; false when the lease was lost, had expired or was released
+     * @throws IllegalArgumentException for a null, non-positive or too long lease time, or a null, negative or longer
+     *     than {@code leaseTime} minimum hold, before the store is asked
+     * @throws LockStoreException when the store could not be reached (the lease may still be held)
+     */
+    boolean extend(Duration leaseTime, Duration minHoldTime);
+
+    /**
      * Releases the lease. Idempotent: only the first call on a handle has an effect.
      *
      * @return true when this call removed our lease from the store; false when it was already released,

@@ -71,6 +71,18 @@ final class HeldLease {
     /** The lease time renewals ask for: the options' until {@link #extended} sets another. */
     private volatile Duration leaseTime;
 
+    /**
+     * How long after its acquisition (store clock) the store keeps the key locked, which renewals and releases ask of
+     * it: the options' minimum hold, until an extension with a minimum hold of its own asks for a later end.
+     */
+    private volatile Duration minHoldTime;
+
+    /** By our clock, no later than the store's end of the minimum hold: a deadline the lease lasts at least until. */
+    private volatile long minHoldFloorNanos;
+
+    /** By our clock, no earlier than the store's end of the minimum hold: a release from then on frees the key. */
+    private volatile long minHoldPassedNanos;
+
     HeldLease(
             String key,
             String ownerToken,
@@ -87,6 +99,9 @@ final class HeldLease {
         this.grantSentNanos = grantSentNanos;
         this.ownerThread = Thread.currentThread();
         this.leaseTime = options.leaseTime();
+        this.minHoldTime = options.minHoldTime();
+        this.minHoldFloorNanos = grantSentNanos + options.minHoldTime().toNanos();
+        this.minHoldPassedNanos = minHoldFloorNanos;
         confirmed(grantSentNanos, options.leaseTime(), expiresAt, Long.MIN_VALUE);
     }
 
@@ -133,17 +148,9 @@ final class HeldLease {
         this.nextRenewalNanos = sentNanos + leaseNanos / 3;
     }
 
-    /**
-     * The store never ends a renewed or extended lease before acquisition plus the minimum hold; the acquisition was
-     * after the grant's request was sent.
-     */
-    private long minimumHoldNanos() {
-        return grantSentNanos + options.minHoldTime().toNanos();
-    }
-
     /** A renewal sent at {@code sentNanos} for {@code leaseTime} was confirmed until {@code newExpiresAt}. */
     void renewed(long sentNanos, Duration leaseTime, Instant newExpiresAt) {
-        confirmed(sentNanos, leaseTime, newExpiresAt, minimumHoldNanos());
+        confirmed(sentNanos, leaseTime, newExpiresAt, minHoldFloorNanos);
         renewals++;
         if (leaseTime.compareTo(this.leaseTime) < 0) {
             renewalsEnded = true; // this renewal reached the max hold time
@@ -152,11 +159,37 @@ final class HeldLease {
 
     /**
      * The holder moved the end of the lease: a request sent at {@code sentNanos} for {@code leaseTime} was confirmed
-     * until {@code newExpiresAt}, and renewals go on with that lease time.
+     * until {@code newExpiresAt}, answered at {@code answeredNanos}, and renewals go on with that lease time. A
+     * positive {@code minHoldTime} (at most {@code leaseTime}) keeps the key locked until that long after the store's
+     * now of the extension, which the store's answer tells exactly: it ended the lease at that now plus
+     * {@code leaseTime}, unless the minimum hold so far ends later, and then that one ends later than the new one too.
      */
-    void extended(long sentNanos, Duration leaseTime, Instant newExpiresAt) {
+    void extended(long sentNanos, long answeredNanos, Duration leaseTime, Duration minHoldTime, Instant newExpiresAt) {
         this.leaseTime = leaseTime;
-        confirmed(sentNanos, leaseTime, newExpiresAt, minimumHoldNanos());
+        if (!minHoldTime.isZero()) {
+            Duration heldUntil =
+                    Duration.between(acquiredAt, newExpiresAt.minus(leaseTime).plus(minHoldTime));
+            if (heldUntil.compareTo(this.minHoldTime) > 0) {
+                this.minHoldTime = heldUntil;
+            }
+            // The store's now was after the send and before the answer.
+            minHoldFloorNanos = Math.max(minHoldFloorNanos, sentNanos + minHoldTime.toNanos());
+            minHoldPassedNanos = Math.max(minHoldPassedNanos, answeredNanos + minHoldTime.toNanos());
+        }
+        confirmed(sentNanos, leaseTime, newExpiresAt, minHoldFloorNanos);
+    }
+
+    /** How long after its acquisition (store clock) the store keeps the key locked, released or not. */
+    Duration minHoldTime() {
+        return minHoldTime;
+    }
+
+    /**
+     * What a release at {@code nowNanos} asks the store to keep: the minimum hold while it may not have passed (the
+     * store then decides by its clock), else zero, which frees the key at once.
+     */
+    Duration minHoldToKeep(long nowNanos) {
+        return nowNanos - minHoldPassedNanos < 0 ? minHoldTime : Duration.ZERO;
     }
 
     /** Starts a store call that moves the end of the lease, unless one is under way; see {@link #endMoves}. */

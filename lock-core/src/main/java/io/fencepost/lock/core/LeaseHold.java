@@ -77,6 +77,11 @@ final class LeaseHold implements Lease {
 
     @Override
     public boolean extend(Duration leaseTime) {
+        return extend(leaseTime, Duration.ZERO);
+    }
+
+    @Override
+    public boolean extend(Duration leaseTime, Duration minHoldTime) {
         if (leaseTime == null || leaseTime.isNegative() || leaseTime.isZero()) {
             throw new IllegalArgumentException(
                     "a lease must be extended by a positive duration, was " + leaseTime + " (key '" + lease.key + "')");
@@ -85,10 +90,19 @@ final class LeaseHold implements Lease {
             throw new IllegalArgumentException("a lease must be extended by 1 ms to "
                     + LockOptions.MAX_DURATION.toDays() + " days, was " + leaseTime + " (key '" + lease.key + "')");
         }
+        if (minHoldTime == null || minHoldTime.isNegative()) {
+            throw new IllegalArgumentException("the min hold time of an extension must be zero or positive, was "
+                    + minHoldTime + " (key '" + lease.key + "')");
+        }
+        if (minHoldTime.compareTo(leaseTime) > 0) {
+            throw new IllegalArgumentException("the min hold time of an extension, " + minHoldTime
+                    + ", exceeds its lease time " + leaseTime + " (key '" + lease.key
+                    + "'): raise the lease time or lower the min hold time");
+        }
         if (renewer == null || released.get() || !lease.isHeld()) {
             return false;
         }
-        return renewer.extend(lease, leaseTime);
+        return renewer.extend(lease, leaseTime, minHoldTime);
     }
 
     @Override

@@ -76,8 +76,7 @@ final class Releases {
         boolean wasHeld = lease.markReleased();
         workers.forEach(worker -> worker.unregister(lease));
         Duration heldFor = Duration.ofNanos(System.nanoTime() - lease.grantSentNanos);
-        Duration minHoldLeft =
-                heldFor.compareTo(lease.options.minHoldTime()) < 0 ? lease.options.minHoldTime() : Duration.ZERO;
+        Duration minHoldLeft = lease.minHoldToKeep(System.nanoTime());
         boolean mayHandOver = handOver != null
                 && wasHeld
                 && minHoldLeft.isZero()

@@ -108,11 +108,12 @@ final class Renewer extends LeaseWorker {
     }
 
     /**
-     * Moves the end of {@code lease} to {@code leaseTime} from the store's now, at once, on the calling thread.
+     * Moves the end of {@code lease} to {@code leaseTime} from the store's now, at once, on the calling thread, and
+     * keeps the key locked until {@code minHoldTime} (zero for no more than before) from that now.
      *
      * @return false when the store no longer has the lease (it is then reported lost)
      */
-    boolean extend(HeldLease lease, Duration leaseTime) {
+    boolean extend(HeldLease lease, Duration leaseTime, Duration minHoldTime) {
         lease.startMovingEnd();
         try {
             if (lease.state() != HeldLease.State.HELD) {
@@ -126,7 +127,7 @@ final class Renewer extends LeaseWorker {
                         lease, "the store no longer had it when it was to be extended: it expired or was taken over");
                 return false;
             }
-            lease.extended(sent, leaseTime, expiresAt);
+            lease.extended(sent, System.nanoTime(), leaseTime, minHoldTime, expiresAt);
         } finally {
             lease.endMovingEnd();
         }
@@ -134,8 +135,8 @@ final class Renewer extends LeaseWorker {
         return true;
     }
 
-    /** Renews for {@code leaseTime}, never below the lease's minimum hold. */
+    /** Renews for {@code leaseTime}, never below the lease's minimum hold (that of its options or of an extension). */
     private static RenewRequest request(HeldLease lease, Duration leaseTime) {
-        return new RenewRequest(lease.key, lease.ownerToken(), leaseTime, lease.options.minHoldTime(), lease.mode());
+        return new RenewRequest(lease.key, lease.ownerToken(), leaseTime, lease.minHoldTime(), lease.mode());
     }
 }

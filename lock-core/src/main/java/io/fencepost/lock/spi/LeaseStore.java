@@ -37,7 +37,9 @@ public interface LeaseStore {
      * its requested lease time, but never to before its acquisition plus the request's minimum hold. One store
      * operation for the whole batch (a store may split it by kind of lease).
      *
-     * @return the new expiry of each renewed lease; a request missing from the result was not renewed (lost)
+     * @return the new expiry of each renewed lease, exactly as the store set it: the engine reads the store's now
+     *     from it (expiry minus lease time) when an extension asks for a minimum hold of its own; a request missing
+     *     from the result was not renewed (lost)
      */
     Map<RenewRequest, Instant> renew(Collection<RenewRequest> requests);
 

@@ -10,7 +10,8 @@ import java.util.Objects;
  * @param key the key
  * @param ownerToken the grant's owner token: only a lease that it still owns is touched
  * @param minHoldTime zero to free the key now; positive to keep it locked, ownerless, until acquisition plus this
- *     time (or free it now, if that has passed), as ShedLock's lockAtLeastFor does
+ *     time (or free it now, if that has passed), as ShedLock's lockAtLeastFor does; the options' minimum hold, or
+ *     later when an extension asked for one of its own
  * @param mode the kind of lease, which tells the store where to find it
  */
 public record ReleaseRequest(String key, String ownerToken, Duration minHoldTime, LeaseMode mode) {

@@ -10,7 +10,8 @@ import java.util.Objects;
  * @param key the key
  * @param ownerToken the owner token of the grant
  * @param leaseTime the new lease runs from now (store clock) for this long
- * @param minHoldTime but never ends before acquisition plus this (zero for no floor)
+ * @param minHoldTime but never ends before acquisition plus this (zero for no floor): the options' minimum hold, or
+ *     later when an extension asked for one of its own
  * @param mode the kind of lease, which tells the store where to find it
  */
 public record RenewRequest(String key, String ownerToken, Duration leaseTime, Duration minHoldTime, LeaseMode mode) {

@@ -21,16 +21,18 @@ import net.javacrumbs.shedlock.core.SimpleLock;
  *   <li>Holds are not reentrant: while a task holds a lock, asking for the same name again, even on the same thread, is
  *       "busy", as ShedLock requires.
  *   <li>{@link SimpleLock#extend} moves the end of the lease in one owner-checked store call ({@link
- *       Lease#extend}); the new lock replaces the old one, which can then be neither unlocked nor extended.
+ *       Lease#extend(java.time.Duration, java.time.Duration)}), and the store keeps the key locked until the
+ *       extension's {@code lockAtLeastFor} has passed; the new lock replaces the old one, which can then be neither
+ *       unlocked nor extended.
+ *   <li>A busy lock is a skipped run, as ShedLock skips the task: the lock manager's listeners report it as
+ *       skipped ({@link LockOptions#skipsWhenBusy()}; {@code result=skipped} in the metrics), not as not acquired.
  * </ul>
  *
  * <p>The running task reads its lease, and with it the fencing token, from {@link #currentLease()}.
  */
-public final class FencepostLockProvider implements ExtensibleLockProvider, AutoCloseable {
+public final class FencepostLockProvider implements ExtensibleLockProvider {
 
     private final LockManager locks;
-
-    private final DelayedReleases delayedReleases = new DelayedReleases();
 
     /** A provider whose locks are leases of {@code locks}; the lock's name is the key. */
     public FencepostLockProvider(LockManager locks) {
@@ -59,20 +61,11 @@ public final class FencepostLockProvider implements ExtensibleLockProvider, Auto
                 .minHoldTime(configuration.getLockAtLeastFor())
                 .renew(false)
                 .reentrant(false)
+                .skipsWhenBusy(true)
                 // Lock names are the scheduled tasks' names: few, and readable in metrics.
                 .name(configuration.getName())
                 .build();
-        return locks.tryAcquire(configuration.getName(), options)
-                .map(lease -> FencepostSimpleLock.taken(lease, delayedReleases));
-    }
-
-    /**
-     * Stops the timer that ends locks unlocked after an extension with {@code lockAtLeastFor}; the store still ends
-     * them at their lease's end. Does not close the lock manager.
-     */
-    @Override
-    public void close() {
-        delayedReleases.close();
+        return locks.tryAcquire(configuration.getName(), options).map(FencepostSimpleLock::taken);
     }
 
     @Override

@@ -15,61 +15,49 @@ final class FencepostSimpleLock implements SimpleLock {
 
     private final Lease lease;
 
-    private final DelayedReleases delayedReleases;
-
-    /**
-     * Until when (monotonic clock) an unlock must keep the key locked because an extension asked for
-     * {@code lockAtLeastFor}; {@code Long.MIN_VALUE} when no extension did. The lease's own minimum hold (the first
-     * lock's {@code lockAtLeastFor}) is kept by the store at release.
-     */
-    private final long lockedAtLeastUntilNanos;
-
     private final AtomicBoolean valid = new AtomicBoolean(true);
 
-    private FencepostSimpleLock(Lease lease, DelayedReleases delayedReleases, long lockedAtLeastUntilNanos) {
+    private FencepostSimpleLock(Lease lease) {
         this.lease = lease;
-        this.delayedReleases = delayedReleases;
-        this.lockedAtLeastUntilNanos = lockedAtLeastUntilNanos;
     }
 
     /** A lock on a lease just taken: the current thread's task now runs under it. */
-    static FencepostSimpleLock taken(Lease lease, DelayedReleases delayedReleases) {
+    static FencepostSimpleLock taken(Lease lease) {
         CurrentLeases.push(lease);
-        return new FencepostSimpleLock(lease, delayedReleases, Long.MIN_VALUE);
+        return new FencepostSimpleLock(lease);
     }
 
+    /**
+     * Ends the lease; the store keeps the key locked until the later of the first lock's {@code lockAtLeastFor} and
+     * that of the last extension that asked for one.
+     */
     @Override
     public void unlock() {
         retire("unlocked");
         CurrentLeases.remove(lease);
-        long leftNanos = lockedAtLeastUntilNanos - System.nanoTime();
-        if (lockedAtLeastUntilNanos == Long.MIN_VALUE || leftNanos <= 0) {
-            lease.close(); // a store outage is not the task's failure: the lease then ends on its own
-            return;
-        }
-        delayedReleases.releaseAfter(lease, Duration.ofNanos(leftNanos));
+        lease.close(); // a store outage is not the task's failure: the lease then ends on its own
     }
 
+    /**
+     * One owner-checked store call ({@link Lease#extend(Duration, Duration)}): the lease then ends
+     * {@code lockAtMostFor} after the store's now, and the key stays locked until {@code lockAtLeastFor} after it.
+     */
     @Override
     public Optional<SimpleLock> extend(Duration lockAtMostFor, Duration lockAtLeastFor) {
         if (!valid.get()) {
             throw new IllegalStateException("ShedLock lock '" + lease.key()
-                    + "' was unlocked or extended already: extend the lock that the" + " last extend returned");
+                    + "' was unlocked or extended already: extend the lock that the last extend returned");
         }
-        long sentNanos = System.nanoTime();
         boolean extended;
         try {
-            extended = lease.extend(lockAtMostFor);
+            extended = lease.extend(lockAtMostFor, lockAtLeastFor);
         } catch (LockStoreException e) {
             return Optional.empty(); // maybe still held: this lock stays valid, and the task may try again
         }
         if (!extended || !valid.compareAndSet(true, false)) {
             return Optional.empty();
         }
-        long atLeastUntil = lockAtLeastFor.isZero() || lockAtLeastFor.isNegative()
-                ? Long.MIN_VALUE
-                : sentNanos + lockAtLeastFor.toNanos();
-        return Optional.of(new FencepostSimpleLock(lease, delayedReleases, atLeastUntil));
+        return Optional.of(new FencepostSimpleLock(lease));
     }
 
     private void retire(String what) {

@@ -7,10 +7,13 @@ import static org.awaitility.Awaitility.await;
 import io.fencepost.lock.Lease;
 import io.fencepost.lock.jdbc.PostgresLockManager;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import io.fencepost.lock.spi.LockListener;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -52,8 +55,6 @@ class FencepostLockProviderTest {
 
     @AfterAll
     static void close() {
-        providerA.close();
-        providerB.close();
         locksA.close();
         locksB.close();
     }
@@ -150,5 +151,53 @@ class FencepostLockProviderTest {
         assertThat(lease.isHeld()).isFalse();
         assertThat(locksB.inspect(name)).isEmpty();
         assertThatThrownBy(extended::unlock).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void anExtensionsLockAtLeastForIsKeptByTheStoreAfterAnEarlyUnlock() {
+        String name = "report-" + UUID.randomUUID();
+        Duration atMost = Duration.ofSeconds(30);
+        Duration atLeast = Duration.ofSeconds(2);
+        SimpleLock lock = providerA.lock(config(name, atMost, Duration.ZERO)).orElseThrow();
+        Lease lease = FencepostLockProvider.currentLease(name).orElseThrow();
+
+        SimpleLock extended = lock.extend(atMost, atLeast).orElseThrow();
+        Instant keptUntil = lease.expiresAt().minus(atMost).plus(atLeast);
+        extended.unlock();
+
+        assertThat(locksB.inspect(name))
+                .as("the store keeps the key until the extension's lockAtLeastFor has passed, no timer of ours")
+                .hasValueSatisfying(info -> assertThat(info.expiresAt()).isEqualTo(keptUntil));
+        assertThat(providerB.lock(config(name, atMost, Duration.ZERO)))
+                .as("right after the unlock")
+                .isEmpty();
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> providerB.lock(config(name, atMost, Duration.ZERO)), Optional::isPresent)
+                .orElseThrow()
+                .unlock();
+    }
+
+    @Test
+    void aRunThatFindsTheLockBusyIsReportedAsSkippedNotAsNotAcquired() throws Throwable {
+        List<Boolean> skipped = new CopyOnWriteArrayList<>();
+        try (PostgresLockManager listened = PostgresLockManager.builder(db.dataSource())
+                .listener(new LockListener() {
+                    @Override
+                    public void notAcquired(String name, String key, Duration waited, boolean skips) {
+                        skipped.add(skips);
+                    }
+                })
+                .build()) {
+            String name = "report-" + UUID.randomUUID();
+            LockConfiguration config = config(name, Duration.ofSeconds(30), Duration.ZERO);
+            SimpleLock held = providerA.lock(config).orElseThrow();
+
+            TaskResult<Object> result = new DefaultLockingTaskExecutor(new FencepostLockProvider(listened))
+                    .executeWithLock(() -> "ran", config);
+            held.unlock();
+
+            assertThat(result.wasExecuted()).isFalse();
+            assertThat(skipped).as("skipped, per notAcquired call").containsExactly(true);
+        }
     }
 }

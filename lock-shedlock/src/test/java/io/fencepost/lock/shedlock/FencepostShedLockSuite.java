@@ -30,7 +30,6 @@ abstract class FencepostShedLockSuite extends AbstractExtensibleLockProviderInte
     static void closeLocks(TestInfo suite) {
         Locks locks = OPEN.remove(suite.getTestClass().orElseThrow());
         if (locks != null) {
-            locks.provider().close();
             locks.manager().close();
         }
     }
