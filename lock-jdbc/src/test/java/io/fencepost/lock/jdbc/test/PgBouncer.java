@@ -15,11 +15,13 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.extension.AfterAllCallback;
@@ -45,11 +47,7 @@ public final class PgBouncer implements BeforeAllCallback, AfterAllCallback {
 
     private final List<HikariDataSource> pools = new ArrayList<>();
 
-    private Path directory;
-
-    private Process process;
-
-    private int port;
+    private Running running;
 
     /** A PgBouncer with {@code pool_mode = poolMode} ({@code transaction} or {@code session}). */
     public PgBouncer(String poolMode) {
@@ -63,63 +61,14 @@ public final class PgBouncer implements BeforeAllCallback, AfterAllCallback {
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
-        Optional<Path> executable =
-                EXECUTABLES.stream().filter(Files::isExecutable).findFirst();
-        Assumptions.assumeTrue(
-                executable.isPresent(),
-                "pgbouncer is not installed (no " + EXECUTABLES + "): install the Debian package pgbouncer, as .ci/run"
-                        + " does, to run the tests through it");
+        Assumptions.assumeTrue(executable().isPresent(), MISSING);
         db.start();
         Matcher url = HOST_PORT.matcher(db.jdbcUrl());
         if (!url.matches()) {
             throw new IllegalStateException("cannot read host and port from " + db.jdbcUrl());
         }
         String host = url.group(1).equals("localhost") ? "127.0.0.1" : url.group(1);
-        String upstreamPort = url.group(2) == null ? "5432" : url.group(2);
-        port = freePort();
-        directory = Files.createTempDirectory("fencepost-pgbouncer-");
-        // PgBouncer refuses to run as root; it then switches to the postgres user, who must read and write here.
-        Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwxrwxrwx"));
-        Files.writeString(directory.resolve("users.txt"), "\"postgres\" \"\"\n");
-        Files.writeString(
-                directory.resolve("pgbouncer.ini"),
-                String.join(
-                        "\n",
-                        "[databases]",
-                        "* = host=" + host + " port=" + upstreamPort,
-                        "[pgbouncer]",
-                        "listen_addr = 127.0.0.1",
-                        "listen_port = " + port,
-                        "unix_socket_dir =",
-                        "auth_type = trust",
-                        "auth_file = " + directory.resolve("users.txt"),
-                        "pool_mode = " + poolMode,
-                        "max_client_conn = 500",
-                        "default_pool_size = 20",
-                        "ignore_startup_parameters = extra_float_digits,options",
-                        "logfile = " + directory.resolve("pgbouncer.log"),
-                        "pidfile = " + directory.resolve("pgbouncer.pid"),
-                        ""));
-        for (String file : List.of("users.txt", "pgbouncer.ini")) {
-            Files.setPosixFilePermissions(directory.resolve(file), PosixFilePermissions.fromString("rw-r--r--"));
-        }
-        List<String> command = new ArrayList<>(List.of(executable.get().toString()));
-        if ("root".equals(System.getProperty("user.name"))) {
-            command.addAll(List.of("-u", "postgres"));
-        }
-        command.add(directory.resolve("pgbouncer.ini").toString());
-        process = new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(directory.resolve("stdout.log").toFile())
-                .start();
-        await().atMost(Duration.ofSeconds(20))
-                .pollInterval(Duration.ofMillis(50))
-                .until(() -> {
-                    if (!process.isAlive()) {
-                        throw new IllegalStateException("pgbouncer exited with " + process.exitValue() + ": " + log());
-                    }
-                    return accepts(port);
-                });
+        running = Running.start(host, url.group(2) == null ? 5432 : Integer.parseInt(url.group(2)), poolMode);
     }
 
     @Override
@@ -127,16 +76,125 @@ public final class PgBouncer implements BeforeAllCallback, AfterAllCallback {
         try {
             pools.forEach(HikariDataSource::close);
             pools.clear();
-            if (process != null) {
-                process.destroy();
-                try {
-                    process.waitFor();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+            if (running != null) {
+                running.close();
             }
         } finally {
             db.close();
+        }
+    }
+
+    /** Why tests through PgBouncer skip on this machine. */
+    public static final String MISSING = "pgbouncer is not installed (no " + EXECUTABLES
+            + "): install the Debian package pgbouncer, as .ci/run does, to run the tests through it";
+
+    /** The PgBouncer executable, where it is installed. */
+    public static Optional<Path> executable() {
+        return EXECUTABLES.stream().filter(Files::isExecutable).findFirst();
+    }
+
+    /**
+     * A PgBouncer process in front of every database of the server at {@code host:port}, on a free port of the
+     * loopback interface, with trust authentication for the user postgres; for tests that manage it themselves.
+     */
+    public static final class Running implements AutoCloseable {
+
+        private final Path directory;
+
+        private final Process process;
+
+        private final int port;
+
+        private Running(Path directory, Process process, int port) {
+            this.directory = directory;
+            this.process = process;
+            this.port = port;
+        }
+
+        /** Starts PgBouncer with {@code pool_mode = poolMode}; fails when it is not installed. */
+        public static Running start(String host, int upstreamPort, String poolMode) throws IOException {
+            Path executable = executable().orElseThrow(() -> new IllegalStateException(MISSING));
+            int port = freePort();
+            Path directory = Files.createTempDirectory("fencepost-pgbouncer-");
+            // PgBouncer refuses to run as root; it then switches to the postgres user, who must read and write here.
+            Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwxrwxrwx"));
+            Files.writeString(directory.resolve("users.txt"), "\"postgres\" \"\"\n");
+            Files.writeString(
+                    directory.resolve("pgbouncer.ini"),
+                    String.join(
+                            "\n",
+                            "[databases]",
+                            "* = host=" + host + " port=" + upstreamPort,
+                            "[pgbouncer]",
+                            "listen_addr = 127.0.0.1",
+                            "listen_port = " + port,
+                            "unix_socket_dir =",
+                            "auth_type = trust",
+                            "auth_file = " + directory.resolve("users.txt"),
+                            "pool_mode = " + poolMode,
+                            "max_client_conn = 500",
+                            "default_pool_size = 20",
+                            "ignore_startup_parameters = extra_float_digits,options",
+                            "logfile = " + directory.resolve("pgbouncer.log"),
+                            "pidfile = " + directory.resolve("pgbouncer.pid"),
+                            ""));
+            for (String file : List.of("users.txt", "pgbouncer.ini")) {
+                Files.setPosixFilePermissions(directory.resolve(file), PosixFilePermissions.fromString("rw-r--r--"));
+            }
+            List<String> command = new ArrayList<>(List.of(executable.toString()));
+            if ("root".equals(System.getProperty("user.name"))) {
+                command.addAll(List.of("-u", "postgres"));
+            }
+            command.add(directory.resolve("pgbouncer.ini").toString());
+            Process process = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(directory.resolve("stdout.log").toFile())
+                    .start();
+            Running running = new Running(directory, process, port);
+            await().atMost(Duration.ofSeconds(20))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> {
+                        if (!process.isAlive()) {
+                            throw new IllegalStateException(
+                                    "pgbouncer exited with " + process.exitValue() + ": " + running.log());
+                        }
+                        return accepts(port);
+                    });
+            return running;
+        }
+
+        /** The port it listens on, at 127.0.0.1. */
+        public int port() {
+            return port;
+        }
+
+        /** PgBouncer's log so far. */
+        public String log() {
+            try {
+                Path log = directory.resolve("pgbouncer.log");
+                Path stdout = directory.resolve("stdout.log");
+                return (Files.exists(log) ? Files.readString(log) : "")
+                        + (Files.exists(stdout) ? Files.readString(stdout) : "");
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        /** Stops PgBouncer and removes its directory (configuration and logs). */
+        @Override
+        public void close() {
+            process.destroy();
+            try {
+                process.waitFor();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            try (Stream<Path> files = Files.walk(directory)) {
+                files.sorted(Comparator.reverseOrder())
+                        .forEach(path -> path.toFile().delete());
+            } catch (IOException e) {
+                // a temporary directory left behind: not worth failing a test for
+            }
         }
     }
 
@@ -146,7 +204,7 @@ public final class PgBouncer implements BeforeAllCallback, AfterAllCallback {
         if (!url.matches()) {
             throw new IllegalStateException("cannot read the database from " + db.jdbcUrl());
         }
-        return "jdbc:postgresql://127.0.0.1:" + port + "/" + url.group(3) + "?user=postgres"
+        return "jdbc:postgresql://127.0.0.1:" + running.port() + "/" + url.group(3) + "?user=postgres"
                 + (parameters.isEmpty() ? "" : "&" + parameters);
     }
 
@@ -165,14 +223,7 @@ public final class PgBouncer implements BeforeAllCallback, AfterAllCallback {
 
     /** PgBouncer's log so far. */
     public String log() {
-        try {
-            Path log = directory.resolve("pgbouncer.log");
-            Path stdout = directory.resolve("stdout.log");
-            return (Files.exists(log) ? Files.readString(log) : "")
-                    + (Files.exists(stdout) ? Files.readString(stdout) : "");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return running.log();
     }
 
     private static int freePort() throws IOException {

@@ -1,6 +1,7 @@
 package io.fencepost.lock.reliability.checker;
 
 import io.fencepost.lock.jdbc.PostgresLockManager;
+import io.fencepost.lock.jdbc.test.PgBouncer;
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
 import io.fencepost.lock.reliability.cluster.PatroniCluster;
 import io.fencepost.lock.reliability.support.FaultyProxy;
@@ -206,6 +207,9 @@ public final class Checker {
 
     private PostgresTestDatabase shared;
 
+    /** With {@link CheckerConfig#pgBouncer()}: PgBouncer in transaction mode, between the proxies and the server. */
+    private PgBouncer.Running pgBouncer;
+
     private String host;
 
     private int port;
@@ -238,7 +242,8 @@ public final class Checker {
         Checker checker = new Checker(config);
         long start = System.nanoTime();
         try {
-            String server = checker.startDatabase();
+            String server = checker.startDatabase()
+                    + (config.pgBouncer() ? ", the workers through PgBouncer in transaction mode" : "");
             checker.prepare();
             HistoryAnalyzer.Verdict verdict = checker.runWorkers();
             return new Report(
@@ -293,6 +298,17 @@ public final class Checker {
                 + LocalPostgres.missing().orElse("ownServer=false") + ")";
     }
 
+    /** The port the workers' proxies forward to: PgBouncer's, when the run goes through it, else the server's. */
+    private int poolerOrServerPort() throws IOException {
+        if (!config.pgBouncer()) {
+            return port;
+        }
+        if (pgBouncer == null) {
+            pgBouncer = PgBouncer.Running.start(host, port, "transaction");
+        }
+        return pgBouncer.port();
+    }
+
     private String directUrl() {
         if (clusterUrl != null) {
             return clusterUrl;
@@ -325,7 +341,7 @@ public final class Checker {
         long startMillis = System.currentTimeMillis();
         long endMillis = startMillis + config.duration().toMillis();
         for (int p = 0; p < config.processes(); p++) {
-            Worker worker = new Worker(p, patroni == null ? new FaultyProxy(host, port) : null);
+            Worker worker = new Worker(p, patroni == null ? new FaultyProxy(host, poolerOrServerPort()) : null);
             worker.spawn("p" + p, config.duration().toMillis());
             workers.add(worker);
         }
@@ -526,6 +542,9 @@ public final class Checker {
         if (clusterFaults != null) {
             clusterFaults.close();
         }
+        if (pgBouncer != null) {
+            pgBouncer.close();
+        }
         if (patroni != null) {
             patroni.keepLogs(logDirectory.resolve("cluster"));
             patroni.close();
@@ -561,8 +580,11 @@ public final class Checker {
         void spawn(String processName, long durationMillis) throws IOException {
             this.name = processName;
             this.log = logDirectory.resolve(processName + ".log");
-            String viaProxy =
-                    proxy == null ? clusterUrl : "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + database + query;
+            String viaProxy = proxy == null
+                    ? clusterUrl
+                    : "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + database + query
+                            // behind a transaction pooler, no statement is prepared on a server session
+                            + (pgBouncer == null ? "" : (query.endsWith("?") ? "" : "&") + "prepareThreshold=0");
             List<String> command = new ArrayList<>(patroni == null ? List.of() : patroni.clientCommand(index));
             command.addAll(List.of(
                     Path.of(System.getProperty("java.home"), "bin", "java").toString(),

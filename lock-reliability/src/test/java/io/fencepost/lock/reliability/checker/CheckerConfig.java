@@ -28,6 +28,9 @@ import java.util.List;
  * @param faults whether to inject faults
  * @param ownServer whether to run on a PostgreSQL of the run's own (then the database is also crashed and
  *     restarted); else on the shared test server
+ * @param pgBouncer whether the workers reach the server through PgBouncer in transaction mode (between their proxies
+ *     and the server), where no session lock is a connection's: the lock queue is off and waiters are woken by
+ *     notifications and re-checks, the fallback path
  * @param cluster whether to run on a three-node Patroni cluster in network namespaces instead (then the faults are
  *     switchovers, failovers and partitions, besides those that need no proxy), and how it replicates
  * @param mode what the workers run
@@ -53,6 +56,7 @@ public record CheckerConfig(
         double zeroHoldShare,
         boolean faults,
         boolean ownServer,
+        boolean pgBouncer,
         Cluster cluster,
         WorkerMode mode,
         long seed) {
@@ -114,6 +118,8 @@ public record CheckerConfig(
                 .zeroHoldShare(doubleProperty("zeroHoldShare", c.zeroHoldShare))
                 .faults(Boolean.parseBoolean(System.getProperty("fencepost.checker.faults", "true")))
                 .ownServer(Boolean.parseBoolean(System.getProperty("fencepost.checker.ownServer", "true")))
+                .pgBouncer(Boolean.parseBoolean(
+                        System.getProperty("fencepost.checker.pgBouncer", Boolean.toString(c.pgBouncer))))
                 .cluster(Cluster.valueOf(System.getProperty("fencepost.checker.cluster", c.cluster.name())))
                 .mode(WorkerMode.valueOf(System.getProperty("fencepost.checker.mode", c.mode.name())))
                 .seed(Long.getLong("fencepost.checker.seed", c.seed))
@@ -151,6 +157,7 @@ public record CheckerConfig(
                 .zeroHoldShare(zeroHoldShare)
                 .faults(faults)
                 .ownServer(ownServer)
+                .pgBouncer(pgBouncer)
                 .cluster(cluster)
                 .mode(mode)
                 .seed(seed);
@@ -182,6 +189,7 @@ public record CheckerConfig(
         private double zeroHoldShare = 0.95;
         private boolean faults = true;
         private boolean ownServer = true;
+        private boolean pgBouncer;
         private Cluster cluster = Cluster.NONE;
         private WorkerMode mode = WorkerMode.CORRECT;
         private long seed = System.nanoTime();
@@ -281,6 +289,11 @@ public record CheckerConfig(
             return this;
         }
 
+        public Builder pgBouncer(boolean pgBouncer) {
+            this.pgBouncer = pgBouncer;
+            return this;
+        }
+
         public Builder cluster(Cluster cluster) {
             this.cluster = cluster;
             return this;
@@ -317,6 +330,7 @@ public record CheckerConfig(
                     zeroHoldShare,
                     faults,
                     ownServer,
+                    pgBouncer,
                     cluster,
                     mode,
                     seed);
