@@ -8,7 +8,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Records every grant of the managers of one {@link TestLocks}, in grant order, and passes every event on to the
- * application's own listener (metrics, logs), so that a test manager is observed like the real one.
+ * application's own listeners (metrics, logs), so that a test manager is observed like the real one.
  */
 final class GrantLog {
 
@@ -23,43 +23,44 @@ final class GrantLog {
     }
 
     /** The listener of the instance named {@code holder}. */
-    LockListener listenerFor(String holder, LockListener next) {
+    LockListener listenerFor(String holder, List<LockListener> listeners) {
+        List<LockListener> next = List.copyOf(listeners);
         return new LockListener() {
 
             @Override
             public void acquired(String name, Lease lease, Duration waited) {
                 grants.add(new Grant(holder, lease.key(), lease.fencingToken()));
-                next.acquired(name, lease, waited);
+                next.forEach(listener -> listener.acquired(name, lease, waited));
             }
 
             @Override
             public void notAcquired(String name, String key, Duration waited, boolean skipped) {
-                next.notAcquired(name, key, waited, skipped);
+                next.forEach(listener -> listener.notAcquired(name, key, waited, skipped));
             }
 
             @Override
             public void acquireFailed(String name, String key, Duration waited, RuntimeException failure) {
-                next.acquireFailed(name, key, waited, failure);
+                next.forEach(listener -> listener.acquireFailed(name, key, waited, failure));
             }
 
             @Override
             public void released(String name, Lease lease, boolean removed, Duration held) {
-                next.released(name, lease, removed, held);
+                next.forEach(listener -> listener.released(name, lease, removed, held));
             }
 
             @Override
             public void renewed(String name, Lease lease) {
-                next.renewed(name, lease);
+                next.forEach(listener -> listener.renewed(name, lease));
             }
 
             @Override
             public void renewalFailed(String name, Lease lease, RuntimeException failure) {
-                next.renewalFailed(name, lease, failure);
+                next.forEach(listener -> listener.renewalFailed(name, lease, failure));
             }
 
             @Override
             public void lost(String name, Lease lease, String reason) {
-                next.lost(name, lease, reason);
+                next.forEach(listener -> listener.lost(name, lease, reason));
             }
         };
     }

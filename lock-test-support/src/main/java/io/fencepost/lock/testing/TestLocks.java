@@ -9,6 +9,7 @@ import io.fencepost.lock.spi.LockListener;
 import io.fencepost.lock.spi.StoreLimits;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -42,11 +43,11 @@ public final class TestLocks implements AutoCloseable {
 
     private final Map<String, DefaultLockManager> instances = new ConcurrentHashMap<>();
 
-    private TestLocks(LeaseStore store, MutableClock clock, String holderName, LockListener listener) {
+    private TestLocks(LeaseStore store, MutableClock clock, String holderName, List<LockListener> listeners) {
         this.store = new ControlledStore(store);
         this.clock = clock;
         this.holderName = holderName;
-        this.manager = build(holderName, listener);
+        this.manager = build(holderName, listeners);
     }
 
     /** Test locks on a fresh in-memory store. */
@@ -59,10 +60,10 @@ public final class TestLocks implements AutoCloseable {
         return new Builder();
     }
 
-    private DefaultLockManager build(String holder, LockListener listener) {
+    private DefaultLockManager build(String holder, List<LockListener> listeners) {
         return DefaultLockManager.builder(store.store())
                 .holderName(holder)
-                .listener(grants.listenerFor(holder, listener))
+                .listener(grants.listenerFor(holder, listeners))
                 .build();
     }
 
@@ -80,7 +81,7 @@ public final class TestLocks implements AutoCloseable {
         if (StoreLimits.fitHolder(holderName).equals(this.holderName)) {
             return manager;
         }
-        return instances.computeIfAbsent(StoreLimits.fitHolder(holderName), holder -> build(holder, LockListener.NONE));
+        return instances.computeIfAbsent(StoreLimits.fitHolder(holderName), holder -> build(holder, List.of()));
     }
 
     /**
@@ -201,7 +202,7 @@ public final class TestLocks implements AutoCloseable {
 
         private String holderName = DEFAULT_HOLDER;
 
-        private LockListener listener = LockListener.NONE;
+        private final List<LockListener> listeners = new ArrayList<>();
 
         private Builder() {}
 
@@ -220,18 +221,21 @@ public final class TestLocks implements AutoCloseable {
             return this;
         }
 
-        /** Told what {@link TestLocks#manager()} does (not the other instances), for the application's metrics. */
+        /**
+         * Also told what {@link TestLocks#manager()} does (not the other instances), such as the application's metrics;
+         * each call adds one.
+         */
         public Builder listener(LockListener listener) {
-            this.listener = Objects.requireNonNull(listener, "listener");
+            listeners.add(Objects.requireNonNull(listener, "listener"));
             return this;
         }
 
         public TestLocks build() {
             if (store != null) {
-                return new TestLocks(store, null, holderName, listener);
+                return new TestLocks(store, null, holderName, listeners);
             }
             MutableClock clock = new MutableClock(Instant.now());
-            return new TestLocks(new InMemoryLeaseStore(clock), clock, holderName, listener);
+            return new TestLocks(new InMemoryLeaseStore(clock), clock, holderName, listeners);
         }
     }
 }
