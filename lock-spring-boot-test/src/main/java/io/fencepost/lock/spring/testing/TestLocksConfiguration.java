@@ -10,6 +10,7 @@ import io.fencepost.lock.spring.transaction.TransactionFence;
 import io.fencepost.lock.testing.TestLocks;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
@@ -42,8 +43,12 @@ final class TestLocksConfiguration {
     @Configuration(proxyBeanMethods = false)
     static class Postgres {
 
-        /** The schema as the application's own lock manager would create or check it; then a store on it. */
+        /**
+         * The schema as the application's own lock manager would create or check it (after the application's own
+         * database initialization, as the starter's lock manager), then a store on it.
+         */
         @Bean(destroyMethod = "close")
+        @DependsOnDatabaseInitialization
         PostgresLeaseStore testLockStore(
                 ObjectProvider<DataSource> dataSource,
                 @LockDataSource ObjectProvider<DataSource> lockDataSource,
