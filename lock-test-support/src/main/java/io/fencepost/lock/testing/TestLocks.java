@@ -230,6 +230,7 @@ public final class TestLocks implements AutoCloseable {
             return this;
         }
 
+        /** The test locks, with their manager. */
         public TestLocks build() {
             if (store != null) {
                 return new TestLocks(store, null, holderName, listeners);
