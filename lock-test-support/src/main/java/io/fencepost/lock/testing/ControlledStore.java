@@ -75,7 +75,7 @@ final class ControlledStore implements InvocationHandler {
             return switch (method.getName()) {
                 case "equals" -> self == args[0];
                 case "hashCode" -> System.identityHashCode(self);
-                default -> "TestLocks[" + delegate + (down ? ", down" : "") + "]";
+                default -> delegate + (down ? " (down)" : "");
             };
         }
         if (down && !method.getName().equals("close")) {

@@ -192,7 +192,7 @@ public final class TestLocks implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "TestLocks[" + store.store() + ", holder=" + holderName + "]";
+        return "TestLocks[store=" + store.store() + ", holder=" + holderName + "]";
     }
 
     /** Builds {@link TestLocks}. */
