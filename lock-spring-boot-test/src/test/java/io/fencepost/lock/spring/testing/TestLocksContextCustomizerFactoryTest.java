@@ -21,11 +21,23 @@ class TestLocksContextCustomizerFactoryTest {
 
     static class Unannotated {}
 
+    @AutoConfigureTestLocks(store = AutoConfigureTestLocks.Store.POSTGRES)
+    static class Enclosing {
+
+        class NestedTests {}
+    }
+
     @Test
     void testClassesWithTheSameSettingGetEqualCustomizers() {
         assertThat(factory.createContextCustomizer(InMemoryOne.class, List.of()))
                 .isEqualTo(factory.createContextCustomizer(InMemoryTwo.class, List.of()))
                 .isNotEqualTo(factory.createContextCustomizer(OnPostgres.class, List.of()));
+    }
+
+    @Test
+    void aNestedTestClassTakesTheSettingOfItsEnclosingClass() {
+        assertThat(factory.createContextCustomizer(Enclosing.NestedTests.class, List.of()))
+                .isEqualTo(factory.createContextCustomizer(OnPostgres.class, List.of()));
     }
 
     @Test
