@@ -31,10 +31,11 @@ final class TestLocksConfiguration {
             return builder(listeners, environment).build();
         }
 
-        // Closed by the test locks, which own it.
+        // Closed by the test locks, which own it. Primary, and not named lockManager, so that it also wins over a lock
+        // manager bean the application declares itself.
         @Bean(destroyMethod = "")
         @Primary
-        DefaultLockManager lockManager(TestLocks testLocks) {
+        DefaultLockManager testLockManager(TestLocks testLocks) {
             return testLocks.manager();
         }
     }
@@ -76,7 +77,7 @@ final class TestLocksConfiguration {
 
         @Bean(destroyMethod = "")
         @Primary
-        DefaultLockManager lockManager(TestLocks testLocks) {
+        DefaultLockManager testLockManager(TestLocks testLocks) {
             return testLocks.manager();
         }
 
