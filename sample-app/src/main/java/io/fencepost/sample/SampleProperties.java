@@ -22,10 +22,17 @@ public record SampleProperties(
     /**
      * @param leaseTime the lease on each account while a transfer books it
      * @param waitTime how long a transfer waits for a busy account before it answers 503
+     * @param fenceColumn whether a balance write carries the account's fencing token, refused when lower than the
+     *     highest the account has accepted; either this or {@code fenceTransaction} protects a transfer whose lease
+     *     ran out, the tests check each one alone
+     * @param fenceTransaction whether a transfer's transaction commits only while both its leases are held
+     *     ({@code JdbcLeaseGuard}; needs the leases in the ledger's PostgreSQL)
      */
     public record Transfers(
             @DefaultValue("10s") Duration leaseTime,
-            @DefaultValue("5s") Duration waitTime) {}
+            @DefaultValue("5s") Duration waitTime,
+            @DefaultValue("true") boolean fenceColumn,
+            @DefaultValue("true") boolean fenceTransaction) {}
 
     /**
      * @param workers how many workers contend for the lab's key
