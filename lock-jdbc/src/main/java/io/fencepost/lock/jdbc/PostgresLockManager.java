@@ -42,6 +42,9 @@ public final class PostgresLockManager extends DefaultLockManager {
     /** How many rows of one kind one sweep statement removes at most when nothing else is configured. */
     public static final int DEFAULT_SWEEP_BATCH_SIZE = PostgresSweeper.DEFAULT_BATCH_SIZE;
 
+    /** The largest sweep batch: one statement must stay well within the statement timeout. */
+    public static final int MAX_SWEEP_BATCH_SIZE = PostgresSweeper.MAX_BATCH_SIZE;
+
     private final PostgresLeaseStore store;
 
     private final OtherLockTables otherLockTables;
