@@ -53,7 +53,7 @@ if [[ -z "${SPRING_DATASOURCE_URL:-}" ]]; then
     --sample.embedded-database.port="$db_port" >"$logs/database.log" 2>&1 &
   db_pid=$!
   wait_for_port "$db_port" "the embedded PostgreSQL" "$db_pid"
-  export SPRING_DATASOURCE_URL="jdbc:postgresql://127.0.0.1:$db_port/postgres?user=postgres"
+  export SPRING_DATASOURCE_URL="jdbc:postgresql://127.0.0.1:$db_port/sample?user=fencepost_sample"
 fi
 
 for i in 1 2 3; do

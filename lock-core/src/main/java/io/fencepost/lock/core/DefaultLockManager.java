@@ -12,6 +12,7 @@ import io.fencepost.lock.spi.LeaseHandOver;
 import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.LockQueue;
 import io.fencepost.lock.spi.StoreLimits;
+import io.fencepost.lock.spi.StoreSweeper;
 import io.fencepost.lock.spi.WaiterRelay;
 import java.lang.System.Logger.Level;
 import java.util.List;
@@ -24,7 +25,8 @@ import java.util.Optional;
  *
  * <p>It finds the store's optional abilities once, here: {@link LeaseHandOver} (a release hands the lease to a
  * waiting thread of this manager) and {@link WaiterRelay} (a release hands the lease to the oldest registered waiter
- * of any client; fair mode needs it).
+ * of any client; fair mode needs it). A {@link StoreSweeper}, of the store or given by a store's own manager, runs on
+ * a background thread of the manager.
  */
 public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable {
 
@@ -53,8 +55,23 @@ public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable
     /** Null when the store does not relay releases to registered waiters, which fair mode needs. */
     private final FairAcquirer fairAcquirer;
 
-    /** An engine over {@code store} with {@code settings}, for managers that bring a store of their own. */
+    /** Null when nothing sweeps the store. */
+    private final SweepLoop sweeps;
+
+    /**
+     * An engine over {@code store} with {@code settings}, for managers that bring a store of their own; the store's
+     * sweeper runs if it is one ({@link StoreSweeper}).
+     */
     protected DefaultLockManager(LeaseStore store, EngineSettings settings) {
+        this(store, settings, store instanceof StoreSweeper ability ? ability : null);
+    }
+
+    /**
+     * An engine over {@code store} with {@code settings}, whose manager configures the store's sweeping itself.
+     *
+     * @param sweeper what removes the store's ended rows in the background; null for nothing
+     */
+    protected DefaultLockManager(LeaseStore store, EngineSettings settings, StoreSweeper sweeper) {
         this.store = Objects.requireNonNull(store, "store");
         this.holderName = settings.holderName();
         this.events = new LeaseEvents(settings.listener(), held, lines);
@@ -71,6 +88,7 @@ public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable
         this.lineAcquirer =
                 new LineAcquirer(store, holderName, lines, held, releases, grants, loop, registrations, places);
         this.fairAcquirer = relay != null ? new FairAcquirer(store, registrations, places, holderName, loop) : null;
+        this.sweeps = sweeper != null ? new SweepLoop(sweeper, settings.listener()) : null;
     }
 
     /** A builder for an engine over {@code store}. */
@@ -144,10 +162,13 @@ public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable
         return removed;
     }
 
-    /** Stops renewal and the loss watchdog; held leases then run out on their own. */
+    /** Stops renewal, the loss watchdog and sweeping; held leases then run out on their own. */
     @Override
     public void close() {
         workers.forEach(LeaseWorker::close);
+        if (sweeps != null) {
+            sweeps.close();
+        }
         places.leaveAll();
     }
 

@@ -39,4 +39,11 @@ public interface LockListener {
 
     /** The lease was lost: taken over, expired, or not confirmed before its safe deadline. */
     default void lost(String name, Lease lease, String reason) {}
+
+    /**
+     * The store's sweeper removed {@code removed} rows of one {@code kind} that nothing needed any more:
+     * {@link StoreSweeper#LEASES}, {@link StoreSweeper#REGISTRATIONS} or {@link StoreSweeper#FENCES}; called on the
+     * sweeper's own thread.
+     */
+    default void swept(String kind, int removed) {}
 }

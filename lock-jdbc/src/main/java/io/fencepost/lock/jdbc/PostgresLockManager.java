@@ -4,6 +4,7 @@ import io.fencepost.lock.LockManager;
 import io.fencepost.lock.core.DefaultLockManager;
 import io.fencepost.lock.core.EngineBuilder;
 import io.fencepost.lock.core.EngineSettings;
+import io.fencepost.lock.spi.StoreSweeper;
 import java.time.Duration;
 import java.util.Objects;
 import javax.sql.DataSource;
@@ -35,12 +36,22 @@ public final class PostgresLockManager extends DefaultLockManager {
     /** What happens to the schema when nothing else is configured: fencepost creates it. */
     public static final SchemaMode DEFAULT_SCHEMA_MODE = SchemaMode.CREATE;
 
+    /** How often the manager removes ended leases and lapsed registrations when nothing else is configured. */
+    public static final Duration DEFAULT_SWEEP_INTERVAL = PostgresSweeper.DEFAULT_INTERVAL;
+
+    /** How many rows of one kind one sweep statement removes at most when nothing else is configured. */
+    public static final int DEFAULT_SWEEP_BATCH_SIZE = PostgresSweeper.DEFAULT_BATCH_SIZE;
+
+    /** The largest sweep batch: one statement must stay well within the statement timeout. */
+    public static final int MAX_SWEEP_BATCH_SIZE = PostgresSweeper.MAX_BATCH_SIZE;
+
     private final PostgresLeaseStore store;
 
     private final OtherLockTables otherLockTables;
 
-    private PostgresLockManager(PostgresLeaseStore store, OtherLockTables otherLockTables, EngineSettings settings) {
-        super(store, settings);
+    private PostgresLockManager(
+            PostgresLeaseStore store, OtherLockTables otherLockTables, EngineSettings settings, StoreSweeper sweeper) {
+        super(store, settings, sweeper);
         this.store = store;
         this.otherLockTables = otherLockTables;
     }
@@ -80,7 +91,7 @@ public final class PostgresLockManager extends DefaultLockManager {
         return otherLockTables;
     }
 
-    /** Stops renewal and listening; leases still held then run out on their own. */
+    /** Stops renewal, sweeping and listening; leases still held then run out on their own. */
     @Override
     public void close() {
         super.close();
@@ -106,6 +117,14 @@ public final class PostgresLockManager extends DefaultLockManager {
         private boolean allowOtherLockTables;
 
         private int queueSessions = PostgresLeaseStore.DEFAULT_QUEUE_SESSIONS;
+
+        private boolean sweep = true;
+
+        private Duration sweepInterval = DEFAULT_SWEEP_INTERVAL;
+
+        private int sweepBatchSize = DEFAULT_SWEEP_BATCH_SIZE;
+
+        private Duration sweepFenceRowAge;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -171,6 +190,46 @@ public final class PostgresLockManager extends DefaultLockManager {
         }
 
         /**
+         * Whether the manager removes, in the background, what ended leases and lapsed waiter registrations leave in
+         * the lock table and its queue (a crashed holder's lease, a key used once); default true. Every instance may
+         * sweep: their statements skip each other's rows.
+         */
+        public Builder sweep(boolean sweep) {
+            this.sweep = sweep;
+            return this;
+        }
+
+        /**
+         * How long the sweeper pauses between sweeps that found less than a full batch; a full batch is followed by
+         * the next at once. Default 1 minute.
+         */
+        public Builder sweepInterval(Duration sweepInterval) {
+            this.sweepInterval = sweepInterval;
+            return this;
+        }
+
+        /**
+         * How many rows of one kind one sweep statement removes at most (1 to 100,000), which bounds how long it runs
+         * and holds row locks. Default {@value PostgresLockManager#DEFAULT_SWEEP_BATCH_SIZE}.
+         */
+        public Builder sweepBatchSize(int sweepBatchSize) {
+            this.sweepBatchSize = sweepBatchSize;
+            return this;
+        }
+
+        /**
+         * How long a record of the fencing guard ({@link JdbcFencingGuard}, table {@code <table>_fence}) must have
+         * gone without an accepted write before the sweeper removes it; default none: records are kept. A removed
+         * record no longer refuses stale tokens at its resource: a holder that writes with a token older than the last
+         * one accepted there, after this long, is let through. Set it well above the longest time a write can be
+         * delayed (a frozen process, a queued message), such as 7 days.
+         */
+        public Builder sweepFenceRowAge(Duration sweepFenceRowAge) {
+            this.sweepFenceRowAge = sweepFenceRowAge;
+            return this;
+        }
+
+        /**
          * Validates the settings, creates or checks the schema as configured, and builds the manager.
          *
          * @throws IllegalArgumentException for an invalid setting, before anything touches the database
@@ -186,6 +245,11 @@ public final class PostgresLockManager extends DefaultLockManager {
             }
             PostgresLeaseStore store = new PostgresLeaseStore(dataSource, tableName, statementTimeout, queueSessions);
             TableName table = TableName.of(tableName);
+            PostgresSweeper.requireValid(sweepInterval, sweepBatchSize, sweepFenceRowAge);
+            PostgresSweeper sweeper = sweep
+                    ? new PostgresSweeper(
+                            dataSource, table, statementTimeout, sweepInterval, sweepBatchSize, sweepFenceRowAge)
+                    : null;
             ServerCheck serverCheck = new ServerCheck(dataSource, table);
             serverCheck.check();
             serverCheck.sharesSessions().ifPresent(store::sessionsShared);
@@ -193,7 +257,7 @@ public final class PostgresLockManager extends DefaultLockManager {
             new OneLockTableCheck(dataSource, otherLockTables, timeoutSeconds(statementTimeout))
                     .check(allowOtherLockTables);
             new SchemaInitializer(dataSource, tableName).apply(schemaMode);
-            return new PostgresLockManager(store, otherLockTables, engineSettings());
+            return new PostgresLockManager(store, otherLockTables, engineSettings(), sweeper);
         }
 
         /** The statement timeout in whole seconds, rounded up, as JDBC's query timeout takes it. */

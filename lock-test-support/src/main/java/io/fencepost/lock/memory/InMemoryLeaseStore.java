@@ -8,11 +8,13 @@ import io.fencepost.lock.spi.HandOver;
 import io.fencepost.lock.spi.HandOverRequest;
 import io.fencepost.lock.spi.LeaseHandOver;
 import io.fencepost.lock.spi.LeaseStore;
+import io.fencepost.lock.spi.LockListener;
 import io.fencepost.lock.spi.LockQueue;
 import io.fencepost.lock.spi.Registration;
 import io.fencepost.lock.spi.ReleaseRequest;
 import io.fencepost.lock.spi.RenewRequest;
 import io.fencepost.lock.spi.StoreLimits;
+import io.fencepost.lock.spi.StoreSweeper;
 import io.fencepost.lock.spi.WaiterRelay;
 import java.time.Clock;
 import java.time.Duration;
@@ -21,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -40,11 +43,20 @@ import java.util.function.Consumer;
  * {@link Clock} as the store clock (inject {@link MutableClock} to move time by hand), and waiting in turn in the
  * store's own queue ({@link LockQueue}), as on PostgreSQL. It gives no protection across processes.
  *
+ * <p>As on PostgreSQL, a manager over it sweeps what ended leases and lapsed registrations leave behind
+ * ({@link StoreSweeper}), so that keys used once do not accumulate.
+ *
  * <p>As on PostgreSQL, a release of an exclusive lease that live registrations wait for hands the lease to the oldest
  * of them in the same step; an acquire of an expired key does not (the registered waiters' own attempts take it, in
  * turn in fair mode). The waiter is told on a thread of the store's own, never under the store's lock.
  */
-public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, WaiterRelay, LockQueue {
+public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, WaiterRelay, LockQueue, StoreSweeper {
+
+    /** How often a manager over this store sweeps it, as the PostgreSQL store does by default. */
+    static final Duration SWEEP_INTERVAL = Duration.ofMinutes(1);
+
+    /** The most keys, and registrations, one sweep removes, so that it holds the store's lock only briefly. */
+    static final int SWEEP_BATCH = 1000;
 
     private final Clock clock;
 
@@ -358,6 +370,45 @@ public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, Wait
         return live.isEmpty()
                 ? AcquireResult.Busy.unknown()
                 : AcquireResult.Busy.forAtMost(Duration.between(now, freesAt(key, live)));
+    }
+
+    @Override
+    public Duration sweepInterval() {
+        return SWEEP_INTERVAL;
+    }
+
+    /**
+     * Removes keys whose leases all ended (a minimum hold keeps a lease live until it ends), unless a waiting writer
+     * still holds readers back or a live registration waits for the key, and registrations that lapsed; at most
+     * {@value #SWEEP_BATCH} of each.
+     */
+    @Override
+    public boolean sweep(LockListener listener) {
+        int keysRemoved = 0;
+        int registrationsRemoved;
+        lock.lock();
+        try {
+            Instant now = clock.instant();
+            Iterator<Map.Entry<String, Key>> entries = keys.entrySet().iterator();
+            while (entries.hasNext() && keysRemoved < SWEEP_BATCH) {
+                Map.Entry<String, Key> entry = entries.next();
+                Key key = entry.getValue();
+                if (key.live(now).isEmpty() && !key.writerWaits(now) && registrations.live(entry.getKey(), now) == 0) {
+                    entries.remove();
+                    keysRemoved++;
+                }
+            }
+            registrationsRemoved = registrations.sweepLapsed(now, SWEEP_BATCH);
+        } finally {
+            lock.unlock();
+        }
+        if (keysRemoved > 0) {
+            listener.swept(LEASES, keysRemoved);
+        }
+        if (registrationsRemoved > 0) {
+            listener.swept(REGISTRATIONS, registrationsRemoved);
+        }
+        return keysRemoved >= SWEEP_BATCH || registrationsRemoved >= SWEEP_BATCH;
     }
 
     @Override

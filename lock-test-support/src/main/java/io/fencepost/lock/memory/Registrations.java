@@ -116,6 +116,26 @@ final class Registrations {
                 : (int) waiters.values().stream().filter(w -> w.liveAt(now)).count();
     }
 
+    /** Drops at most {@code max} registrations, of any key, that lapsed by {@code now}; returns how many. */
+    int sweepLapsed(Instant now, int max) {
+        int removed = 0;
+        var keys = byKey.entrySet().iterator();
+        while (keys.hasNext() && removed < max) {
+            TreeMap<Long, Waiter> waiters = keys.next().getValue();
+            var each = waiters.values().iterator();
+            while (each.hasNext() && removed < max) {
+                if (!each.next().liveAt(now)) {
+                    each.remove();
+                    removed++;
+                }
+            }
+            if (waiters.isEmpty()) {
+                keys.remove();
+            }
+        }
+        return removed;
+    }
+
     private void dropIfEmpty(String key, TreeMap<Long, Waiter> waiters) {
         if (waiters.isEmpty()) {
             byKey.remove(key);

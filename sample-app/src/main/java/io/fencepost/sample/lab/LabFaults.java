@@ -14,7 +14,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 final class LabFaults {
 
     private static final String TERMINATE_SQL = """
-            SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+            SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity
              WHERE application_name = :application AND datname = current_database() AND pid <> pg_backend_pid()
             """;
 

@@ -56,4 +56,9 @@ final class CompositeLockListener implements LockListener {
     public void lost(String name, Lease lease, String reason) {
         listeners.forEach(listener -> listener.lost(name, lease, reason));
     }
+
+    @Override
+    public void swept(String kind, int removed) {
+        listeners.forEach(listener -> listener.swept(kind, removed));
+    }
 }

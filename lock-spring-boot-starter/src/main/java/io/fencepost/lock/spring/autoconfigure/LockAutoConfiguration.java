@@ -100,6 +100,10 @@ public final class LockAutoConfiguration {
                         .applicationName(applicationName)
                         .allowOtherLockTables(jdbc.isAllowOtherLockTables())
                         .queueSessions(jdbc.getQueueSessions())
+                        .sweep(jdbc.getSweep().isEnabled())
+                        .sweepInterval(jdbc.getSweep().getInterval())
+                        .sweepBatchSize(jdbc.getSweep().getBatchSize())
+                        .sweepFenceRowAge(jdbc.getSweep().getFenceRowAge())
                         .listener(CompositeLockListener.of(
                                 listeners.orderedStream().toList()));
                 if (StringUtils.hasText(properties.getHolderName())) {

@@ -165,6 +165,12 @@ public class LockProperties {
          */
         private int queueSessions = PostgresLeaseStore.DEFAULT_QUEUE_SESSIONS;
 
+        private final Sweep sweep = new Sweep();
+
+        public Sweep getSweep() {
+            return sweep;
+        }
+
         public int getQueueSessions() {
             return queueSessions;
         }
@@ -203,6 +209,65 @@ public class LockProperties {
 
         public void setAllowOtherLockTables(boolean allowOtherLockTables) {
             this.allowOtherLockTables = allowOtherLockTables;
+        }
+    }
+
+    /** Settings of the background sweeper of the lock table. */
+    public static class Sweep {
+
+        /**
+         * Whether the lock manager removes, in the background, the rows of leases that ended without a release (a
+         * crashed holder, a key used once) and of waiter registrations that lapsed.
+         */
+        private boolean enabled = true;
+
+        /**
+         * Pause between sweeps that found less than a full batch; a full batch is followed by the next at once.
+         */
+        private Duration interval = PostgresLockManager.DEFAULT_SWEEP_INTERVAL;
+
+        /**
+         * Most rows of one kind that one sweep statement removes, which bounds how long it runs and holds row locks.
+         */
+        private int batchSize = PostgresLockManager.DEFAULT_SWEEP_BATCH_SIZE;
+
+        /**
+         * How long a record of the fencing guard (table '<table>_fence') must have gone without an accepted write
+         * before the sweeper removes it; unset keeps the records. A removed record no longer refuses stale tokens at
+         * its resource, so set it well above the longest time a write can be delayed, such as 7d.
+         */
+        private Duration fenceRowAge;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getInterval() {
+            return interval;
+        }
+
+        public void setInterval(Duration interval) {
+            this.interval = interval;
+        }
+
+        public int getBatchSize() {
+            return batchSize;
+        }
+
+        public void setBatchSize(int batchSize) {
+            this.batchSize = batchSize;
+        }
+
+        public Duration getFenceRowAge() {
+            return fenceRowAge;
+        }
+
+        public void setFenceRowAge(Duration fenceRowAge) {
+            this.fenceRowAge = fenceRowAge;
         }
     }
 

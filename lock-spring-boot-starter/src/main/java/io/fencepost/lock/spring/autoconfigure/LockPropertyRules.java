@@ -60,6 +60,7 @@ final class LockPropertyRules {
                     "Set fencepost.jdbc.queue-sessions to 0 to turn the queue off, or to how many pool connections"
                             + " waits may hold, such as 4");
         }
+        sweep(properties.getJdbc().getSweep());
         Duration retryAfter = properties.getWeb().getRetryAfter();
         if (retryAfter == null || retryAfter.isNegative()) {
             throw invalid(
@@ -75,6 +76,31 @@ final class LockPropertyRules {
                         "fencepost.leader.groups." + group + ".lease-time",
                         settings.getLeaseTime(),
                         LeaderElection.DEFAULT_LEASE_TIME));
+    }
+
+    private void sweep(LockProperties.Sweep sweep) {
+        positive(
+                "fencepost.jdbc.sweep.interval",
+                sweep.getInterval(),
+                "the sweep interval",
+                PostgresLockManager.DEFAULT_SWEEP_INTERVAL);
+        int batchSize = sweep.getBatchSize();
+        if (batchSize < 1 || batchSize > PostgresLockManager.MAX_SWEEP_BATCH_SIZE) {
+            throw invalid(
+                    "fencepost.jdbc.sweep.batch-size",
+                    batchSize,
+                    "the sweep batch size must be between 1 and " + PostgresLockManager.MAX_SWEEP_BATCH_SIZE,
+                    "Set fencepost.jdbc.sweep.batch-size to a number such as "
+                            + PostgresLockManager.DEFAULT_SWEEP_BATCH_SIZE
+                            + ", or fencepost.jdbc.sweep.enabled to false to stop sweeping");
+        }
+        if (sweep.getFenceRowAge() != null) {
+            positive(
+                    "fencepost.jdbc.sweep.fence-row-age",
+                    sweep.getFenceRowAge(),
+                    "the fence row age",
+                    Duration.ofDays(7));
+        }
     }
 
     private void leaseTime(String property, Duration value, Duration example) {
@@ -145,6 +171,9 @@ final class LockPropertyRules {
             return duration.toMillis() + "ms";
         }
         long seconds = duration.getSeconds();
+        if (seconds % 86400 == 0) {
+            return seconds / 86400 + "d";
+        }
         if (seconds % 3600 == 0) {
             return seconds / 3600 + "h";
         }

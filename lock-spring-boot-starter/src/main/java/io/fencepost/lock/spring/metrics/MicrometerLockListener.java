@@ -31,7 +31,9 @@ import org.apache.commons.logging.LogFactory;
  *   <li>{@value #LOST} (counter): leases lost while held (taken over, expired, force-released, or not confirmed in
  *       time);
  *   <li>{@value #RELEASE} (counter): releases, {@code result} {@code released} or {@code already-lost} (the lease
- *       had been lost, had expired, or the store could not be reached to remove it).
+ *       had been lost, had expired, or the store could not be reached to remove it);
+ *   <li>{@value #SWEPT} (counter): rows the store's background sweeper removed, tagged {@code kind} ({@code lease},
+ *       {@code registration} or {@code fence}) instead of {@code name}, since they belong to no lock call.
  * </ul>
  *
  * <p>A failure to record never reaches the lock engine: it is logged and the lock call goes on.
@@ -56,7 +58,12 @@ public class MicrometerLockListener implements LockListener {
     /** Counter of releases, by {@code name} and {@code result}. */
     public static final String RELEASE = "fencepost.lock.release";
 
+    /** Counter of rows the store's sweeper removed, by {@code kind}. */
+    public static final String SWEPT = "fencepost.lock.swept";
+
     private static final String NAME = "name";
+
+    private static final String KIND = "kind";
 
     private static final String RESULT = "result";
 
@@ -73,6 +80,8 @@ public class MicrometerLockListener implements LockListener {
     private final Meter.MeterProvider<Counter> lost;
 
     private final Meter.MeterProvider<Counter> release;
+
+    private final Meter.MeterProvider<Counter> swept;
 
     /** The running {@value #HELD} sample of each lease, by key and fencing token (kept in memory only). */
     private final ConcurrentMap<HeldLease, LongTaskTimer.Sample> holding = new ConcurrentHashMap<>();
@@ -100,6 +109,10 @@ public class MicrometerLockListener implements LockListener {
         this.release = Counter.builder(RELEASE)
                 .description("Lease releases")
                 .baseUnit("releases")
+                .withRegistry(registry);
+        this.swept = Counter.builder(SWEPT)
+                .description("Rows of ended leases, lapsed registrations or old fence records that the sweeper removed")
+                .baseUnit("rows")
                 .withRegistry(registry);
     }
 
@@ -166,6 +179,11 @@ public class MicrometerLockListener implements LockListener {
             lost.withTag(NAME, name).increment();
             stopHeld(lease);
         });
+    }
+
+    @Override
+    public void swept(String kind, int removed) {
+        record("swept", kind, () -> swept.withTag(KIND, kind).increment(removed));
     }
 
     /** Ends the lease's {@value #HELD} sample; false when none was running. */

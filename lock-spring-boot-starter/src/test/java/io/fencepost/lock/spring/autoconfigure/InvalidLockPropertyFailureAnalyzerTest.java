@@ -72,6 +72,22 @@ class InvalidLockPropertyFailureAnalyzerTest {
                         "Set fencepost.jdbc.queue-sessions to 0 to turn the queue off, or to how many pool connections"
                                 + " waits may hold, such as 4"),
                 invalid(
+                        "fencepost.jdbc.sweep.interval",
+                        "0s",
+                        "the sweep interval must be positive",
+                        "Set fencepost.jdbc.sweep.interval to a positive duration such as 1m"),
+                invalid(
+                        "fencepost.jdbc.sweep.batch-size",
+                        "0",
+                        "the sweep batch size must be between 1 and 100000",
+                        "Set fencepost.jdbc.sweep.batch-size to a number such as 1000, or fencepost.jdbc.sweep.enabled"
+                                + " to false to stop sweeping"),
+                invalid(
+                        "fencepost.jdbc.sweep.fence-row-age",
+                        "-7d",
+                        "the fence row age must be positive",
+                        "Set fencepost.jdbc.sweep.fence-row-age to a positive duration such as 7d"),
+                invalid(
                         "fencepost.jdbc.table-name",
                         "Locks-Table",
                         TABLE_NAME_RULE,

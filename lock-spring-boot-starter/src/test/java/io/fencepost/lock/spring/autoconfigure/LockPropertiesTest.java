@@ -61,6 +61,11 @@ class LockPropertiesTest {
         assertThat(defaults.getJdbc().getTableName()).isEqualTo(PostgresLockManager.DEFAULT_TABLE_NAME);
         assertThat(defaults.getJdbc().getInitializeSchema()).isEqualTo(PostgresLockManager.DEFAULT_SCHEMA_MODE);
         assertThat(defaults.getJdbc().getStatementTimeout()).isEqualTo(PostgresLockManager.DEFAULT_STATEMENT_TIMEOUT);
+        assertThat(defaults.getJdbc().getSweep().isEnabled()).isTrue();
+        assertThat(defaults.getJdbc().getSweep().getInterval()).isEqualTo(PostgresLockManager.DEFAULT_SWEEP_INTERVAL);
+        assertThat(defaults.getJdbc().getSweep().getBatchSize())
+                .isEqualTo(PostgresLockManager.DEFAULT_SWEEP_BATCH_SIZE);
+        assertThat(defaults.getJdbc().getSweep().getFenceRowAge()).isNull();
         assertThat(defaults.getAop().getOrder()).isEqualTo(DistributedLockAdvisor.DEFAULT_ORDER);
         assertThat(defaults.getEndpoint().getForceRelease().isEnabled()).isFalse();
         assertThat(defaults.getWeb().isEnabled()).isTrue();
@@ -87,12 +92,14 @@ class LockPropertiesTest {
     }
 
     @Test
-    void everyPropertyButTheHolderNameAndTheLeaderGroupsDocumentsADefault() {
-        // the holder name is computed; the groups are a map, empty unless configured
+    void everyPropertyButTheHolderNameTheLeaderGroupsAndTheFenceRowAgeDocumentsADefault() {
+        // the holder name is computed; the groups are a map, empty unless configured; fence rows are kept unless an
+        // age is set
         assertThat(metadata.values())
                 .filteredOn(property -> property.getDefaultValue() == null)
                 .extracting(ConfigurationMetadataProperty::getId)
-                .containsExactlyInAnyOrder("fencepost.holder-name", "fencepost.leader.groups");
+                .containsExactlyInAnyOrder(
+                        "fencepost.holder-name", "fencepost.leader.groups", "fencepost.jdbc.sweep.fence-row-age");
     }
 
     @Test
@@ -109,6 +116,10 @@ class LockPropertiesTest {
                         "fencepost.jdbc.statement-timeout",
                         "fencepost.jdbc.allow-other-lock-tables",
                         "fencepost.jdbc.queue-sessions",
+                        "fencepost.jdbc.sweep.enabled",
+                        "fencepost.jdbc.sweep.interval",
+                        "fencepost.jdbc.sweep.batch-size",
+                        "fencepost.jdbc.sweep.fence-row-age",
                         "fencepost.aop.order",
                         "fencepost.endpoint.force-release.enabled",
                         "fencepost.web.enabled",

@@ -235,6 +235,25 @@ class LockMetricsTest {
     }
 
     @Test
+    void rowsTheSweeperRemovesAreCountedByKindNeverByKey() {
+        contextRunner.withPropertyValues("fencepost.jdbc.sweep.interval=100ms").run(context -> {
+            MeterRegistry meters = context.getBean(MeterRegistry.class);
+            // a crashed holder's lease, ended a minute ago
+            db.execute("INSERT INTO distributed_lock (lock_key, owner_token, holder, fencing_token,"
+                    + " acquired_at, expires_at) VALUES ('invoice:crashed', gen_random_uuid(), 'gone@host',"
+                    + " nextval('distributed_lock_fence_seq'), now() - interval '2 minutes',"
+                    + " now() - interval '1 minute')");
+
+            await().atMost(Duration.ofSeconds(20))
+                    .untilAsserted(() -> assertThat(count(meters, "fencepost.lock.swept", "kind", "lease"))
+                            .isGreaterThanOrEqualTo(1));
+            assertThat(context.getBean(LockManager.class).inspect("invoice:crashed"))
+                    .isEmpty();
+            assertNoMeterCarries(meters, "invoice:crashed");
+        });
+    }
+
+    @Test
     void theListenerIsTheLockManagersOnlyWhenMicrometerIsThere() {
         contextRunner.run(context -> assertThat(context).hasSingleBean(MicrometerLockListener.class));
     }
