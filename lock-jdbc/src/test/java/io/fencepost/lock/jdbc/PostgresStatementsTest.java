@@ -44,8 +44,10 @@ class PostgresStatementsTest {
                 .contains("nextval('\"app_locks_fence_seq\"')")
                 .doesNotContain("{");
         assertThat(STATEMENTS.release.jdbcSql())
-                .contains("pg_notify('fencepost_app_locks', ?)")
-                .contains("'fencepost-grant:'");
+                .contains("'fencepost_app_locks'")
+                .contains("'fencepost-grant:'")
+                .doesNotContain("pg_notify"); // sent after the release commits, by the wake-up statement
+        assertThat(STATEMENTS.wakeUp.jdbcSql()).contains("pg_notify(?, ?)");
         assertThat(STATEMENTS.acquireOrRegister.jdbcSql()).contains("\"app_locks_queue\"");
     }
 
