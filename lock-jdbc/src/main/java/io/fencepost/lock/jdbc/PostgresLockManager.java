@@ -131,7 +131,10 @@ public final class PostgresLockManager extends DefaultLockManager {
             return this;
         }
 
-        /** How long one lock statement may take before it fails with a store error; default 5 seconds. */
+        /**
+         * How long one lock statement may take, the wait for a connection of the pool included (whatever the pool's
+         * own connection timeout), before it fails with a store error; default 5 seconds.
+         */
         public Builder statementTimeout(Duration statementTimeout) {
             this.statementTimeout = statementTimeout;
             return this;

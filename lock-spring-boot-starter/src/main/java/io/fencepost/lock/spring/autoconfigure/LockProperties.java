@@ -144,7 +144,8 @@ public class LockProperties {
         private SchemaMode initializeSchema = PostgresLockManager.DEFAULT_SCHEMA_MODE;
 
         /**
-         * Bound on every lock statement; past it the call fails with LockStoreException.
+         * Bound on every lock statement, the wait for a connection of the pool included; past it the call fails with
+         * LockStoreException.
          */
         private Duration statementTimeout = PostgresLockManager.DEFAULT_STATEMENT_TIMEOUT;
 
