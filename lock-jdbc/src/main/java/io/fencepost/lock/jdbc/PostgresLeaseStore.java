@@ -320,6 +320,11 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Wait
         return tableName.table();
     }
 
+    /** How this store runs its statements, for the manager's other rows in its table. */
+    StatementRunner runner() {
+        return runner;
+    }
+
     /** What this store's lock statements last saw of the database. */
     Reachability reachability() {
         return runner.reachability();
