@@ -150,8 +150,9 @@ public final class PostgresLockManager extends DefaultLockManager {
 
         /**
          * The application this manager belongs to, for the rule of one lock table per application: another lock
-         * table in the database counts as in use by it when it has a live lease, or one that ended in the last 24
-         * hours, whose holder name starts with {@code applicationName@}, as {@code
+         * table in the database counts as in use by it when a manager runs on it (which keeps a presence row there),
+         * or it has a live lease, or one that ended in the last 24 hours, whose holder name starts with
+         * {@code applicationName@}, as {@code
          * holderName(EngineBuilder.holderNameOf(applicationName))} names it. Default none: then any such lease counts,
          * whoever holds it.
          */

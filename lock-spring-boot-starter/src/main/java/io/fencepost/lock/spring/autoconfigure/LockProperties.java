@@ -151,8 +151,8 @@ public class LockProperties {
 
         /**
          * Whether the application may start while another Fencepost lock table of the same application (by
-         * spring.application.name, or of any application when it is not set) is in use in the database: a live
-         * lease, or one that ended in the last 24 hours. When not allowed, the start-up fails, since instances that
+         * spring.application.name, or of any application when it is not set) is in use in the database: a lock
+         * manager running on it, a live lease, or one that ended in the last 24 hours. When not allowed, the start-up fails, since instances that
          * lock in different tables do not exclude each other; when allowed, the locks health indicator names the
          * other tables.
          */
