@@ -133,8 +133,9 @@ final class StatementRunner {
     }
 
     /**
-     * Runs {@code work} on a connection of its own, in autocommit mode and within the statement timeout per
-     * statement; the connection's settings are restored afterwards.
+     * Runs {@code work} on a connection of its own, in autocommit mode, within the statement timeout: the wait for
+     * the connection takes its share, each statement's network timeout is what remains. The connection's settings
+     * are restored afterwards.
      */
     <T> T withConnection(String action, List<String> secrets, ConnectionWork<T> work) {
         long start = System.nanoTime();
