@@ -36,7 +36,7 @@ class StoreOutageOverHttpTest {
     void anUnreachableStoreIsAnswered503WithinTheStatementTimeoutAndTheHealthIsDownAtOnce() throws Exception {
         db.execute("CREATE TABLE IF NOT EXISTS invoice (id bigint PRIMARY KEY, status text NOT NULL,"
                 + " fence bigint NOT NULL DEFAULT 0);"
-                + " INSERT INTO invoice (id, status) VALUES (42, 'OPEN') ON CONFLICT DO NOTHING");
+                + " INSERT INTO invoice (id, status) VALUES (42, 'OPEN'), (43, 'OPEN') ON CONFLICT DO NOTHING");
         URI server = URI.create(db.jdbcUrl().substring("jdbc:".length()));
         try (TcpProxy proxy = new TcpProxy(server.getHost(), server.getPort());
                 ConfigurableApplicationContext app = start(proxy, server)) {
@@ -54,12 +54,14 @@ class StoreOutageOverHttpTest {
             proxy.stall();
             answers503AndDown(http, settle, health);
             proxy.resume();
-            await().atMost(Duration.ofSeconds(20))
-                    .until(() -> send(http, settle).statusCode() == 200);
+            // Invoice 42's acquire may still reach the database once the stall ends and take the key for a lease
+            // whose grant nobody saw (README, Gotchas): the refusing outage goes through another key.
+            URI other = URI.create("http://127.0.0.1:" + BusyKeyOverHttpTest.port(app) + "/invoices/43/settle");
+            await().atMost(Duration.ofSeconds(20)).until(() -> send(http, other).statusCode() == 200);
             assertThat(get(http, health).statusCode()).as("healthy again").isEqualTo(200);
 
             proxy.refuse();
-            answers503AndDown(http, settle, health);
+            answers503AndDown(http, other, health);
         }
     }
 
@@ -73,7 +75,7 @@ class StoreOutageOverHttpTest {
         assertThat(took).as("answered within the statement timeout + 1 s").isLessThan(TIMEOUT.plusSeconds(1));
         assertThat(answer.headers().firstValue("Retry-After")).contains("1");
         assertThat(answer.headers().firstValue("Content-Type")).contains("application/problem+json");
-        assertThat(answer.body()).contains("Lock store unavailable").doesNotContain("invoice:42");
+        assertThat(answer.body()).contains("Lock store unavailable").doesNotContain("invoice:");
         for (URI component : List.of(URI.create(health + "/locks"), health)) {
             start = System.nanoTime();
             HttpResponse<String> down = get(http, component);
