@@ -1,6 +1,7 @@
 package io.fencepost.lock.jdbc;
 
 import io.fencepost.lock.LockStoreException;
+import io.fencepost.lock.internal.Durations;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -13,12 +14,24 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 
 /**
  * The health of fencepost's lock store on PostgreSQL, in two cheap statements on one connection, each bounded by the
  * statement timeout. {@code UP} when the database answers, is a primary (not a read-only standby) and has the lock
- * table and its fencing sequence; {@code DOWN} otherwise. Either way the details report:
+ * table and its fencing sequence; {@code DOWN} otherwise.
+ *
+ * <p>It answers within {@link #ANSWER_WITHIN}, never waiting on a database that is gone: the probe runs on a thread of
+ * its own (one at a time, however many ask), and {@link #check()} answers {@code DOWN} at once when the last call to
+ * the database, a probe or (for a health made {@link #withLockCallsOf with the manager}) a lock statement, could not
+ * reach it, and {@code DOWN} when the probe has not answered within {@link #ANSWER_WITHIN}. The probe goes on in the
+ * background, so that the next check after the database is back answers {@code UP}. Otherwise the details report:
  *
  * <ul>
  *   <li>{@code clockOffsetMillis}: the database clock minus the JVM clock, measured against the midpoint of the
@@ -44,6 +57,9 @@ import javax.sql.DataSource;
  * </ul>
  */
 public final class LockStoreHealth {
+
+    /** How long a check waits for the probe's answer before it answers {@code DOWN}: well within 1 s. */
+    public static final Duration ANSWER_WITHIN = Duration.ofMillis(800);
 
     /** The clock offset from which a warning is reported. */
     static final Duration CLOCK_OFFSET_WARNING = Duration.ofSeconds(1);
@@ -85,10 +101,14 @@ public final class LockStoreHealth {
     /** How the other lock tables in use are found, or null when they are not reported. */
     private final OtherLockTables otherLockTables;
 
+    /** The probe running now, or the last one. */
+    private final AtomicReference<CompletableFuture<Report>> running =
+            new AtomicReference<>(CompletableFuture.completedFuture(null));
+
     /**
      * The health of the lock table {@code tableName} on {@code dataSource}.
      *
-     * @param timeout bound on each statement (the pool's connection timeout bounds getting a connection)
+     * @param timeout bound on the probe: on the wait for a connection and the statements after it
      */
     public LockStoreHealth(DataSource dataSource, String tableName, Duration timeout) {
         this(dataSource, tableName, timeout, Clock.systemUTC());
@@ -111,6 +131,15 @@ public final class LockStoreHealth {
         this.otherLockTables = otherLockTables;
     }
 
+    /**
+     * This health, also answering from what the lock statements of {@code manager} last saw: {@code DOWN} at once
+     * while they cannot reach the database, whose probes tell the manager's calls in turn.
+     */
+    public LockStoreHealth withLockCallsOf(PostgresLockManager manager) {
+        return new LockStoreHealth(
+                tableName, runner.reportingTo(manager.leaseStore().reachability()), clock, store, otherLockTables);
+    }
+
     /** This health, also reporting how the waiters of {@code manager} are woken ({@code wakeUps}). */
     public LockStoreHealth withWakeUpsOf(PostgresLockManager manager) {
         return new LockStoreHealth(tableName, runner, clock, manager.leaseStore(), otherLockTables);
@@ -125,11 +154,65 @@ public final class LockStoreHealth {
     }
 
     /**
-     * What the store looks like now.
+     * What the store looks like now, within {@link #ANSWER_WITHIN}.
      *
-     * @return never null: a store that cannot be reached is reported {@code DOWN} with the error as a detail
+     * @return never null: a store that cannot be reached, or does not answer in time, is reported {@code DOWN} with
+     *     the error as a detail
      */
     public Report check() {
+        CompletableFuture<Report> answer = probe();
+        Optional<Reachability.Outage> outage = runner.reachability().outage();
+        if (outage.isPresent() && !answer.isDone()) {
+            return down(
+                    "the lock store cannot be reached: " + outage.get().reason(),
+                    Map.of("unreachableSince", outage.get().since().toString()));
+        }
+        try {
+            return answer.get(ANSWER_WITHIN.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            return down(
+                    "the database did not answer the health probe within " + Durations.readable(ANSWER_WITHIN)
+                            + " (the probe goes on, bounded by the statement timeout of "
+                            + Durations.readable(runner.statementTimeout())
+                            + "): the database is unreachable, or the pool has no free connection",
+                    Map.of());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return down("interrupted while waiting for the health probe", Map.of());
+        } catch (ExecutionException e) {
+            return down("the health probe failed: " + e.getCause(), Map.of());
+        }
+    }
+
+    /** The probe running now, or a new one when none runs. */
+    private CompletableFuture<Report> probe() {
+        while (true) {
+            CompletableFuture<Report> last = running.get();
+            if (!last.isDone()) {
+                return last;
+            }
+            CompletableFuture<Report> next = new CompletableFuture<>();
+            if (running.compareAndSet(last, next)) {
+                try {
+                    DatabaseThreads.executor().execute(() -> next.complete(probeNow()));
+                } catch (RuntimeException e) {
+                    next.completeExceptionally(e);
+                }
+                return next;
+            }
+        }
+    }
+
+    private Report down(String error, Map<String, Object> more) {
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("table", tableName.table());
+        details.put("error", error);
+        details.putAll(more);
+        return new Report(false, details);
+    }
+
+    /** Probes the database, on the calling thread, within the statement timeout. */
+    private Report probeNow() {
         Probe probe;
         List<OtherLockTables.InUse> others;
         try {
@@ -140,10 +223,9 @@ public final class LockStoreHealth {
             probe = seen.probe();
             others = seen.otherLockTables();
         } catch (LockStoreException e) {
-            Map<String, Object> details = new LinkedHashMap<>();
-            details.put("table", tableName.table());
-            details.put("error", e.getMessage());
-            return new Report(false, details);
+            return down(e.getMessage(), Map.of());
+        } catch (RuntimeException e) {
+            return down("the health probe failed: " + e, Map.of());
         }
         Report report = withOtherLockTables(assess(probe, tableName.table()), others);
         return store == null ? report : withWakeUps(report, store.wakeUps());

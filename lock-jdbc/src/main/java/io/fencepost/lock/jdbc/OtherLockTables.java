@@ -19,7 +19,8 @@ import java.util.List;
  * table this manager uses (as its search_path resolves it) is left out. It is in use when it has a lease row, of the
  * application's holders ({@code application@...}, as {@code EngineBuilder.holderNameOf} names them) or of anyone's
  * when no application is given, that is live or ended less than {@link #RECENT} ago. A released lease leaves no row,
- * so a table whose leases were all released is idle however recently it was used.
+ * but every running manager keeps a presence row in its table ({@link Presence}), so a table is in use while a manager
+ * runs on it, and for {@link #RECENT} after the last one stopped, whether or not any lease was ever taken.
  */
 final class OtherLockTables {
 
@@ -51,15 +52,23 @@ final class OtherLockTables {
              ORDER BY n.nspname, c.relname
             """;
 
-    /** Its table is a quoted name from {@link #CANDIDATES_SQL}; the values are parameters. */
+    /**
+     * Its table is a quoted name from {@link #CANDIDATES_SQL}; the values are parameters. Leases and the presence rows
+     * of running managers ({@link Presence}) are counted apart.
+     */
     private static final String USE_SQL_TEMPLATE = """
-            SELECT count(*) AS keys,
-                   count(*) FILTER (WHERE expires_at > clock_timestamp()) AS live,
-                   max(expires_at) AS last_use,
-                   (array_agg(holder ORDER BY expires_at DESC))[1] AS last_holder
-              FROM %s
-             WHERE expires_at > clock_timestamp() - ? * interval '1 millisecond'
-               AND (?::text IS NULL OR starts_with(holder, ?::text || '@'))
+            SELECT count(*) FILTER (WHERE NOT u.presence) AS keys,
+                   count(*) FILTER (WHERE NOT u.presence AND u.expires_at > clock_timestamp()) AS live,
+                   max(u.expires_at) FILTER (WHERE NOT u.presence) AS last_use,
+                   (array_agg(u.holder ORDER BY u.expires_at DESC) FILTER (WHERE NOT u.presence))[1] AS last_holder,
+                   count(*) FILTER (WHERE u.presence) AS managers,
+                   count(*) FILTER (WHERE u.presence AND u.expires_at > clock_timestamp()) AS running,
+                   max(u.expires_at) FILTER (WHERE u.presence) AS last_presence,
+                   (array_agg(u.holder ORDER BY u.expires_at DESC) FILTER (WHERE u.presence))[1] AS last_manager
+              FROM (SELECT starts_with(t.lock_key, ?) AS presence, t.expires_at, t.holder
+                      FROM %s AS t
+                     WHERE t.expires_at > clock_timestamp() - ? * interval '1 millisecond'
+                       AND (?::text IS NULL OR starts_with(t.holder, ?::text || '@'))) AS u
             """;
 
     /** SQLState of a table that does not exist. */
@@ -109,13 +118,14 @@ final class OtherLockTables {
             try (PreparedStatement query =
                     connection.prepareStatement(USE_SQL_TEMPLATE.formatted(candidate.quotedName()))) {
                 query.setQueryTimeout(timeoutSeconds);
-                query.setLong(1, RECENT.toMillis());
+                query.setString(1, Presence.KEY_PREFIX);
+                query.setLong(2, RECENT.toMillis());
                 if (application == null) {
-                    query.setNull(2, Types.VARCHAR);
                     query.setNull(3, Types.VARCHAR);
+                    query.setNull(4, Types.VARCHAR);
                 } else {
-                    query.setString(2, application);
                     query.setString(3, application);
+                    query.setString(4, application);
                 }
                 try (ResultSet row = executeUnlessDropped(query)) {
                     if (row == null) {
@@ -123,13 +133,19 @@ final class OtherLockTables {
                     }
                     row.next();
                     long keys = row.getLong("keys");
-                    if (keys > 0) {
+                    long managers = row.getLong("managers");
+                    if (keys > 0 || managers > 0) {
                         inUse.add(new InUse(
                                 candidate.name(),
                                 keys,
                                 row.getLong("live"),
                                 row.getObject("last_use", OffsetDateTime.class),
-                                row.getString("last_holder")));
+                                row.getString("last_holder"),
+                                new Managers(
+                                        managers,
+                                        row.getLong("running"),
+                                        row.getObject("last_presence", OffsetDateTime.class),
+                                        row.getString("last_manager"))));
                     }
                 }
             }
@@ -158,17 +174,41 @@ final class OtherLockTables {
      * @param name schema and table
      * @param keys keys with a live or recently ended lease of the application
      * @param live of these, keys whose lease is live
-     * @param lastUse the end of the latest of those leases, by the database clock
-     * @param lastHolder its holder
+     * @param lastUse the end of the latest of those leases, by the database clock, or null without any
+     * @param lastHolder its holder, or null
+     * @param managers the lock managers of the application present on the table now or recently
      */
-    record InUse(String name, long keys, long live, OffsetDateTime lastUse, String lastHolder) {
+    record InUse(String name, long keys, long live, OffsetDateTime lastUse, String lastHolder, Managers managers) {
 
         /** For a message or a health detail: the table and what shows its use; never an owner token. */
         String describe() {
+            if (keys == 0) {
+                return name + " (" + managers.describe() + ")";
+            }
             String leases = live > 0
                     ? live + (live == 1 ? " live lease" : " live leases")
                     : keys + (keys == 1 ? " lease" : " leases") + " ended in the last " + RECENT.toHours() + " hours";
-            return name + " (" + leases + ", the latest held by " + lastHolder + " until " + lastUse + ")";
+            return name + " (" + leases + ", the latest held by " + lastHolder + " until " + lastUse
+                    + (managers.running() > 0 ? "; " + managers.describe() : "") + ")";
+        }
+    }
+
+    /**
+     * The presence rows ({@link Presence}) on a lock table.
+     *
+     * @param seen presence rows live or ended in the last {@link #RECENT}
+     * @param running of these, the live ones: managers running now
+     * @param lastUntil the latest end of a presence row, by the database clock, or null without any
+     * @param lastHolder the holder name of that manager, or null
+     */
+    record Managers(long seen, long running, OffsetDateTime lastUntil, String lastHolder) {
+
+        String describe() {
+            return running > 0
+                    ? running + (running == 1 ? " lock manager" : " lock managers") + " running on it, the latest "
+                            + lastHolder + ", present until " + lastUntil
+                    : "a lock manager ran on it in the last " + RECENT.toHours() + " hours: " + lastHolder
+                            + ", present until " + lastUntil;
         }
     }
 }

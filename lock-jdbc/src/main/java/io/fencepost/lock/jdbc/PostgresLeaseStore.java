@@ -63,8 +63,8 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Wait
     /**
      * A store on {@code tableName}, which must already exist (see {@link SchemaInitializer}).
      *
-     * @param statementTimeout how long one statement may take, connection wait excluded, before it fails with
-     *     {@link io.fencepost.lock.LockStoreException}
+     * @param statementTimeout how long one lock call may take, the wait for a connection of the pool included,
+     *     before it fails with {@link io.fencepost.lock.LockStoreException}
      * @throws IllegalArgumentException for an invalid table name or a non-positive timeout
      */
     public PostgresLeaseStore(DataSource dataSource, String tableName, Duration statementTimeout) {
@@ -74,8 +74,8 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Wait
     /**
      * A store on {@code tableName}, which must already exist (see {@link SchemaInitializer}).
      *
-     * @param statementTimeout how long one statement may take, connection wait excluded, before it fails with
-     *     {@link io.fencepost.lock.LockStoreException}
+     * @param statementTimeout how long one lock call may take, the wait for a connection of the pool included,
+     *     before it fails with {@link io.fencepost.lock.LockStoreException}
      * @param queueSessions how many connections of the pool the store may hold at once as places in the server's
      *     lock queues ({@link LockQueue}): one per key that this store's manager waits for, or holds after waiting,
      *     in another client's wake; 0 to wait by notifications alone
@@ -325,6 +325,16 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Wait
     /** The lock table this store uses. */
     public String tableName() {
         return tableName.table();
+    }
+
+    /** How this store runs its statements, for the manager's other rows in its table. */
+    StatementRunner runner() {
+        return runner;
+    }
+
+    /** What this store's lock statements last saw of the database. */
+    Reachability reachability() {
+        return runner.reachability();
     }
 
     /** Whether the notification listener is connected now: waiters are woken by push rather than by polling. */

@@ -1,6 +1,7 @@
 package io.fencepost.lock.jdbc;
 
 import io.fencepost.lock.LockManager;
+import io.fencepost.lock.LockStoreException;
 import io.fencepost.lock.core.DefaultLockManager;
 import io.fencepost.lock.core.EngineBuilder;
 import io.fencepost.lock.core.EngineSettings;
@@ -14,6 +15,8 @@ import javax.sql.DataSource;
  * schema created or checked when it is built.
  */
 public final class PostgresLockManager extends DefaultLockManager {
+
+    private static final System.Logger LOG = System.getLogger(PostgresLockManager.class.getName());
 
     /** The lock table when none is configured. */
     public static final String DEFAULT_TABLE_NAME = TableName.DEFAULT;
@@ -49,11 +52,18 @@ public final class PostgresLockManager extends DefaultLockManager {
 
     private final OtherLockTables otherLockTables;
 
+    private final Presence presence;
+
     private PostgresLockManager(
-            PostgresLeaseStore store, OtherLockTables otherLockTables, EngineSettings settings, StoreSweeper sweeper) {
+            PostgresLeaseStore store,
+            OtherLockTables otherLockTables,
+            Presence presence,
+            EngineSettings settings,
+            StoreSweeper sweeper) {
         super(store, settings, sweeper);
         this.store = store;
         this.otherLockTables = otherLockTables;
+        this.presence = presence;
     }
 
     /**
@@ -91,9 +101,10 @@ public final class PostgresLockManager extends DefaultLockManager {
         return otherLockTables;
     }
 
-    /** Stops renewal, sweeping and listening; leases still held then run out on their own. */
+    /** Stops renewal, sweeping, listening and the presence row's refreshes; leases still held then run out on their own. */
     @Override
     public void close() {
+        presence.close();
         super.close();
         store.close();
     }
@@ -150,7 +161,10 @@ public final class PostgresLockManager extends DefaultLockManager {
             return this;
         }
 
-        /** How long one lock statement may take before it fails with a store error; default 5 seconds. */
+        /**
+         * How long one lock statement may take, the wait for a connection of the pool included (whatever the pool's
+         * own connection timeout), before it fails with a store error; default 5 seconds.
+         */
         public Builder statementTimeout(Duration statementTimeout) {
             this.statementTimeout = statementTimeout;
             return this;
@@ -158,8 +172,9 @@ public final class PostgresLockManager extends DefaultLockManager {
 
         /**
          * The application this manager belongs to, for the rule of one lock table per application: another lock
-         * table in the database counts as in use by it when it has a live lease, or one that ended in the last 24
-         * hours, whose holder name starts with {@code applicationName@}, as {@code
+         * table in the database counts as in use by it when a manager runs on it (which keeps a presence row there),
+         * or it has a live lease, or one that ended in the last 24 hours, whose holder name starts with
+         * {@code applicationName@}, as {@code
          * holderName(EngineBuilder.holderNameOf(applicationName))} names it. Default none: then any such lease counts,
          * whoever holds it.
          */
@@ -254,10 +269,51 @@ public final class PostgresLockManager extends DefaultLockManager {
             serverCheck.check();
             serverCheck.sharesSessions().ifPresent(store::sessionsShared);
             OtherLockTables otherLockTables = new OtherLockTables(table, applicationName);
-            new OneLockTableCheck(dataSource, otherLockTables, timeoutSeconds(statementTimeout))
-                    .check(allowOtherLockTables);
+            OneLockTableCheck oneTable =
+                    new OneLockTableCheck(dataSource, otherLockTables, timeoutSeconds(statementTimeout));
+            oneTable.check(allowOtherLockTables);
             new SchemaInitializer(dataSource, tableName).apply(schemaMode);
-            return new PostgresLockManager(store, otherLockTables, engineSettings(), sweeper);
+            EngineSettings settings = engineSettings();
+            Presence presence = new Presence(store.runner(), table, settings.holderName());
+            if (markPresent(presence) && !allowOtherLockTables) {
+                try {
+                    // Again, now that this manager is present: of two instances that start at the same moment on two
+                    // tables, the later check sees the earlier one's row, so that at least one of them refuses.
+                    oneTable.check(false);
+                } catch (LockTableSplitException e) {
+                    withdraw(presence, e);
+                    throw e;
+                }
+            }
+            presence.keepFresh();
+            return new PostgresLockManager(store, otherLockTables, presence, settings, sweeper);
+        }
+
+        /**
+         * Writes the presence row; a database that does not take it now leaves the table unmarked until the first
+         * refresh, as the checks of an unreachable database are skipped.
+         *
+         * @return whether the row was written
+         */
+        private static boolean markPresent(Presence presence) {
+            try {
+                presence.mark();
+                return true;
+            } catch (LockStoreException e) {
+                LOG.log(
+                        System.Logger.Level.WARNING,
+                        "could not mark the lock manager present in its lock table, which other instances' check for"
+                                + " a second lock table then does not see until the next refresh: " + e.getMessage());
+                return false;
+            }
+        }
+
+        private static void withdraw(Presence presence, LockTableSplitException refusal) {
+            try {
+                presence.withdraw();
+            } catch (LockStoreException e) {
+                refusal.addSuppressed(e);
+            }
         }
 
         /** The statement timeout in whole seconds, rounded up, as JDBC's query timeout takes it. */

@@ -77,6 +77,9 @@ final class PostgresLockQueue implements LockQueue {
 
     private final DataSource dataSource;
 
+    /** A place's connection, within the statement timeout like every lock statement's. */
+    private final ConnectionWait connections;
+
     private final TableName tableName;
 
     private final Duration statementTimeout;
@@ -105,6 +108,7 @@ final class PostgresLockQueue implements LockQueue {
             PostgresStatements statements,
             Predicate<ReleaseRequest> storeRelease) {
         this.dataSource = dataSource;
+        this.connections = new ConnectionWait(dataSource);
         this.tableName = tableName;
         this.statementTimeout = statementTimeout;
         this.sessions = new Semaphore(maxSessions);
@@ -128,7 +132,7 @@ final class PostgresLockQueue implements LockQueue {
         Connection connection = null;
         int networkTimeout = 0;
         try {
-            connection = dataSource.getConnection();
+            connection = connections.obtain(statementTimeout.toNanos());
             networkTimeout = connection.getNetworkTimeout();
             if (!hasOwnSession(connection)) {
                 close(connection);
@@ -167,6 +171,9 @@ final class PostgresLockQueue implements LockQueue {
             sessions.release();
             throw StoreFailures.translate(
                     "wait in the queue of lock '" + LogSafe.text(key) + "'", e, statementTimeout, List.of());
+        } catch (ConnectionWait.TimedOut e) {
+            sessions.release();
+            throw StoreFailures.noConnection("wait in the queue of lock '" + LogSafe.text(key) + "'", statementTimeout);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.fencepost.lock.jdbc;
 
+import io.fencepost.lock.LockStoreException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -9,11 +10,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 /**
  * Runs one lock statement on its own connection, in its own autocommit transaction, within the statement timeout;
  * turns every {@link SQLException} into a {@link io.fencepost.lock.LockStoreException}.
+ *
+ * <p>The statement timeout bounds the whole call: the wait for a connection ({@link ConnectionWait}, whatever the
+ * pool's own connection timeout) and the statement, which gets what the wait left of it. Each call tells the
+ * {@link Reachability} whether the database answered.
  *
  * <p>The statement never joins a transaction of the caller: a connection handed out with autocommit off is switched
  * to autocommit for the statement and switched back afterwards. (A {@code DataSource} that hands out the caller's own
@@ -43,6 +49,10 @@ final class StatementRunner {
 
     private final DataSource dataSource;
 
+    private final ConnectionWait connections;
+
+    private final Reachability reachability;
+
     private final Duration statementTimeout;
 
     private final int networkTimeoutMillis;
@@ -51,7 +61,18 @@ final class StatementRunner {
      * @throws IllegalArgumentException for a non-positive timeout
      */
     StatementRunner(DataSource dataSource, Duration statementTimeout) {
+        this(dataSource, statementTimeout, new Reachability());
+    }
+
+    /**
+     * A runner that tells {@code reachability} what its calls saw.
+     *
+     * @throws IllegalArgumentException for a non-positive timeout
+     */
+    StatementRunner(DataSource dataSource, Duration statementTimeout, Reachability reachability) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.connections = new ConnectionWait(dataSource);
+        this.reachability = Objects.requireNonNull(reachability, "reachability");
         if (statementTimeout == null || statementTimeout.isNegative() || statementTimeout.isZero()) {
             throw new IllegalArgumentException("statement timeout must be positive, was " + statementTimeout);
         }
@@ -67,6 +88,21 @@ final class StatementRunner {
     /** The timeout of one statement, in milliseconds. */
     int timeoutMillis() {
         return networkTimeoutMillis;
+    }
+
+    /** The timeout of one call, connection wait included. */
+    Duration statementTimeout() {
+        return statementTimeout;
+    }
+
+    /** A runner like this one whose calls tell {@code other} what they saw. */
+    StatementRunner reportingTo(Reachability other) {
+        return new StatementRunner(dataSource, statementTimeout, other);
+    }
+
+    /** What this runner's calls last saw of the database. */
+    Reachability reachability() {
+        return reachability;
     }
 
     /**
@@ -97,15 +133,47 @@ final class StatementRunner {
     }
 
     /**
-     * Runs {@code work} on a connection of its own, in autocommit mode and within the statement timeout per
-     * statement; the connection's settings are restored afterwards.
+     * Runs {@code work} on a connection of its own, in autocommit mode, within the statement timeout: the wait for
+     * the connection takes its share, each statement's network timeout is what remains. The connection's settings
+     * are restored afterwards.
      */
     <T> T withConnection(String action, List<String> secrets, ConnectionWork<T> work) {
-        try (Connection connection = dataSource.getConnection()) {
-            return runOn(connection, work);
+        long start = System.nanoTime();
+        Connection connection;
+        try {
+            connection = connections.obtain(TimeUnit.MILLISECONDS.toNanos(networkTimeoutMillis));
+        } catch (ConnectionWait.TimedOut e) {
+            reachability.unreachable(StoreFailures.noConnectionReason(statementTimeout));
+            throw StoreFailures.noConnection(action, statementTimeout);
         } catch (SQLException e) {
-            throw StoreFailures.translate(action, e, statementTimeout, secrets);
+            throw failed(
+                    action,
+                    e,
+                    StoreFailures.Phase.CONNECTION_WAIT,
+                    Duration.ofNanos(System.nanoTime() - start),
+                    secrets);
         }
+        long waited = System.nanoTime() - start;
+        // What the wait left of the bound, and never nothing: a connection that came just in time still gets to ask.
+        int networkTimeout = (int) Math.max(1, networkTimeoutMillis - TimeUnit.NANOSECONDS.toMillis(waited));
+        try (connection) {
+            T result = runOn(connection, work, networkTimeout);
+            reachability.answered();
+            return result;
+        } catch (SQLException e) {
+            throw failed(action, e, StoreFailures.Phase.STATEMENT, Duration.ofNanos(waited), secrets);
+        }
+    }
+
+    private LockStoreException failed(
+            String action, SQLException e, StoreFailures.Phase phase, Duration waited, List<String> secrets) {
+        String reason = StoreFailures.reason(e, phase, statementTimeout, waited, secrets);
+        if (StoreFailures.unreachable(e)) {
+            reachability.unreachable(reason);
+        } else {
+            reachability.answered();
+        }
+        return StoreFailures.failed(action, reason, e, secrets);
     }
 
     /** Runs one statement on {@code connection} and reads its rows. */
@@ -119,7 +187,7 @@ final class StatementRunner {
         }
     }
 
-    private <T> T runOn(Connection connection, ConnectionWork<T> work) throws SQLException {
+    private <T> T runOn(Connection connection, ConnectionWork<T> work, int timeoutMillis) throws SQLException {
         boolean callerAutoCommit = connection.getAutoCommit();
         if (!callerAutoCommit) {
             connection.setAutoCommit(true);
@@ -127,7 +195,7 @@ final class StatementRunner {
         int callerNetworkTimeout = connection.getNetworkTimeout();
         T result;
         try {
-            connection.setNetworkTimeout(DIRECT, networkTimeoutMillis);
+            connection.setNetworkTimeout(DIRECT, timeoutMillis);
             result = work.on(connection);
         } catch (SQLException | RuntimeException e) {
             try {

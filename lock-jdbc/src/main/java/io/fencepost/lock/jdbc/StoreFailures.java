@@ -2,6 +2,7 @@ package io.fencepost.lock.jdbc;
 
 import io.fencepost.lock.LockStoreException;
 import io.fencepost.lock.internal.Durations;
+import java.net.SocketTimeoutException;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,17 +16,90 @@ final class StoreFailures {
 
     private StoreFailures() {}
 
+    /** The property that bounds a lock call, named in every message about a bound that fired. */
+    private static final String TIMEOUT_PROPERTY = "fencepost.jdbc.statement-timeout";
+
+    /** Where a lock call failed: while waiting for a connection, or on the connection it got. */
+    enum Phase {
+        CONNECTION_WAIT,
+        STATEMENT
+    }
+
     /**
      * @param action what was attempted, such as {@code acquire lock 'k'}
      * @param secrets owner tokens (in any form) that must not appear in the message or the cause
      */
     static LockStoreException translate(
             String action, SQLException failure, Duration statementTimeout, List<String> secrets) {
+        return failed(
+                action, reason(failure, Phase.STATEMENT, statementTimeout, Duration.ZERO, secrets), failure, secrets);
+    }
+
+    /** The exception for {@code action}, which failed for {@code reason} (as {@link #reason} says it). */
+    static LockStoreException failed(String action, String reason, SQLException failure, List<String> secrets) {
+        return new LockStoreException(
+                "could not " + action + ": " + reason,
+                containsSecret(failure, secrets) ? redacted(failure, secrets) : failure);
+    }
+
+    /** The exception for {@code action} when no connection came within the statement timeout. */
+    static LockStoreException noConnection(String action, Duration statementTimeout) {
+        return new LockStoreException("could not " + action + ": " + noConnectionReason(statementTimeout));
+    }
+
+    /** Why a call got no connection: the bound that fired, and what to check. */
+    static String noConnectionReason(Duration statementTimeout) {
+        return "no connection from the DataSource within the statement timeout of "
+                + Durations.readable(statementTimeout) + " (" + TIMEOUT_PROPERTY
+                + ", which bounds the wait for a connection too): the database is unreachable or the pool is"
+                + " exhausted; check the database connection and the pool's size";
+    }
+
+    /**
+     * Why {@code failure} ended a call, with the fix and the bound that fired, never a secret; no key.
+     *
+     * @param phase where it failed
+     * @param waited how long the call waited for its connection before the statement
+     */
+    static String reason(
+            SQLException failure, Phase phase, Duration statementTimeout, Duration waited, List<String> secrets) {
         String state = failure.getSQLState();
-        String message = "could not " + action + ": the lock store failed ("
-                + (state == null ? "no SQLState" : "SQLState " + state) + "): "
-                + redact(String.valueOf(failure.getMessage()), secrets) + "; " + hint(state, statementTimeout);
-        return new LockStoreException(message, containsSecret(failure, secrets) ? redacted(failure, secrets) : failure);
+        return "the lock store failed (" + (state == null ? "no SQLState" : "SQLState " + state) + "): "
+                + redact(String.valueOf(failure.getMessage()), secrets) + "; "
+                + (phase == Phase.CONNECTION_WAIT
+                        ? "the DataSource gave no connection (the pool's own wait or the connection attempt ended"
+                                + " first): check the database connection and the pool (statement timeout "
+                                + Durations.readable(statementTimeout) + ", which bounds the wait for a connection"
+                                + " too)"
+                        : timedOut(failure) ? noAnswerHint(statementTimeout, waited) : hint(state, statementTimeout));
+    }
+
+    /**
+     * Whether {@code failure} says the database could not be reached (a broken or timed-out connection, a server
+     * shutting down), rather than answering with an error.
+     */
+    static boolean unreachable(SQLException failure) {
+        String state = failure.getSQLState();
+        return state == null || state.startsWith("08") || state.startsWith("57P") || timedOut(failure);
+    }
+
+    /** The driver gave up reading: the network timeout, which is the statement timeout, fired. */
+    private static boolean timedOut(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof SocketTimeoutException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String noAnswerHint(Duration statementTimeout, Duration waited) {
+        return "the database did not answer within the statement timeout of " + Durations.readable(statementTimeout)
+                + " (" + TIMEOUT_PROPERTY + ")"
+                + (waited.toMillis() > 0
+                        ? ", of which " + Durations.readable(waited) + " went to waiting for a connection"
+                        : "")
+                + ": check the database connection and its load, or raise the statement timeout";
     }
 
     private static String hint(String state, Duration statementTimeout) {

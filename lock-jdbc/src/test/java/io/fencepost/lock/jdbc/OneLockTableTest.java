@@ -12,7 +12,15 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -59,6 +67,80 @@ class OneLockTableTest {
                     .hasMessageContaining("fencepost.jdbc.table-name")
                     .hasMessageContaining("fencepost.jdbc.allow-other-lock-tables=true");
             assertThat(exists(typo)).as("the refused table was not created").isFalse();
+        }
+    }
+
+    @Test
+    void aTableWhereNoLeaseWasEverTakenIsInUseWhileItsManagerRuns() throws SQLException {
+        String application = unique("orders");
+        String table = unique("orders_lock_");
+        String typo = unique("orders_lokc_");
+        try (PostgresLockManager first = manager(application, table).build()) {
+            assertThat(leases(table)).as("no lease was ever taken").isZero();
+
+            assertThatThrownBy(() -> manager(application, typo).build())
+                    .isInstanceOfSatisfying(
+                            LockTableSplitException.class,
+                            e -> assertThat(e.otherTables()).containsExactly("public." + table))
+                    .hasMessageContaining(
+                            "public." + table + " (1 lock manager running on it, the latest " + application + "@");
+            assertThat(exists(typo)).as("the refused table was not created").isFalse();
+        }
+    }
+
+    @Test
+    void aManagerThatClosedLeavesItsTableIdleAndARefreshMovesItsRowWithoutANewToken() throws SQLException {
+        String application = unique("orders");
+        String table = unique("orders_lock_");
+        manager(application, table).build().close();
+        try (PostgresLockManager second =
+                manager(application, unique("orders_new_")).build()) {
+            assertThat(second.tableName()).startsWith("orders_new_");
+        }
+
+        Presence presence = new Presence(
+                new StatementRunner(db.dataSource(), Duration.ofSeconds(5)),
+                TableName.of(table),
+                application + "@test");
+        presence.mark();
+        String before = presenceRow(table);
+        presence.mark();
+
+        assertThat(presenceRow(table))
+                .as("one row, the same fencing token, a later end")
+                .isNotEqualTo(before)
+                .startsWith(before.substring(0, before.indexOf('|') + 1));
+        presence.close();
+        assertThat(presenceRow(table)).as("closing deletes it").isEmpty();
+    }
+
+    @Test
+    void ofTwoManagersStartingTogetherOnTwoEmptyTablesAtLeastOneRefuses() throws Exception {
+        String application = unique("orders");
+        List<String> tables = List.of(unique("orders_lock_"), unique("orders_lokc_"));
+        CyclicBarrier together = new CyclicBarrier(tables.size());
+        ExecutorService starts = Executors.newFixedThreadPool(tables.size());
+        try {
+            List<Future<PostgresLockManager>> started = new ArrayList<>();
+            for (String table : tables) {
+                started.add(starts.submit(() -> {
+                    together.await(10, TimeUnit.SECONDS);
+                    return manager(application, table).build();
+                }));
+            }
+            int refused = 0;
+            for (Future<PostgresLockManager> start : started) {
+                try {
+                    start.get(60, TimeUnit.SECONDS).close();
+                } catch (ExecutionException e) {
+                    assertThat(e.getCause()).isInstanceOf(LockTableSplitException.class);
+                    refused++;
+                }
+            }
+
+            assertThat(refused).isPositive();
+        } finally {
+            starts.shutdownNow();
         }
     }
 
@@ -196,6 +278,28 @@ class OneLockTableTest {
             }
         } finally {
             db.execute("DROP ROLE IF EXISTS " + role);
+        }
+    }
+
+    /** The presence rows of {@code table}, as {@code fencing_token|expires_at} lines; empty without any. */
+    private static String presenceRow(String table) throws SQLException {
+        try (Connection connection = db.adminDataSource().getConnection();
+                Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT string_agg(fencing_token || '|' || expires_at, ',')"
+                        + " FROM " + table + " WHERE lock_key LIKE 'fencepost-presence/%'")) {
+            rows.next();
+            return rows.getString(1) == null ? "" : rows.getString(1);
+        }
+    }
+
+    /** The lease rows of {@code table}, presence rows left out. */
+    private static long leases(String table) throws SQLException {
+        try (Connection connection = db.adminDataSource().getConnection();
+                Statement statement = connection.createStatement();
+                ResultSet row = statement.executeQuery(
+                        "SELECT count(*) FROM " + table + " WHERE lock_key NOT LIKE 'fencepost-presence/%'")) {
+            row.next();
+            return row.getLong(1);
         }
     }
 

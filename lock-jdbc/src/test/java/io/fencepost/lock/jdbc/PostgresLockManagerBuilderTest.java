@@ -55,6 +55,8 @@ class PostgresLockManagerBuilderTest {
     void theBuilderCarriesTableNameHolderAndTimeout() {
         try (PostgresLockManager locks = PostgresLockManager.builder(db.dataSource())
                 .tableName("app_locks")
+                // beside distributed_lock, where this class's other managers run
+                .allowOtherLockTables(true)
                 .holderName("billing@node-1")
                 .statementTimeout(Duration.ofSeconds(2))
                 .schemaMode(SchemaMode.CREATE)
@@ -126,6 +128,8 @@ class PostgresLockManagerBuilderTest {
     void validateModeFailsStartUpWhenTheTableIsMissing() {
         assertThatThrownBy(() -> PostgresLockManager.builder(db.dataSource())
                         .tableName("not_created_locks")
+                        // beside distributed_lock, where this class's other managers run
+                        .allowOtherLockTables(true)
                         .schemaMode(SchemaMode.VALIDATE)
                         .build())
                 .isInstanceOf(LockSchemaException.class)
@@ -137,6 +141,8 @@ class PostgresLockManagerBuilderTest {
     void noneModeLeavesTheSchemaAloneAndAcquireThenSaysWhatIsMissing() {
         try (PostgresLockManager locks = PostgresLockManager.builder(db.dataSource())
                 .tableName("never_created_locks")
+                // beside distributed_lock, where this class's other managers run
+                .allowOtherLockTables(true)
                 .schemaMode(SchemaMode.NONE)
                 .build()) {
 

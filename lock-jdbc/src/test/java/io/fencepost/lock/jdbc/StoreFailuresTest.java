@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fencepost.lock.LockStoreException;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -52,6 +53,33 @@ class StoreFailuresTest {
 
         assertThat(e.getCause()).isSameAs(failure);
         assertThat(e.getMessage()).contains("statement timeout of 1 s");
+    }
+
+    @Test
+    void aStatementTheDatabaseDidNotAnswerNamesTheStatementTimeoutAndTheWaitForItsConnection() {
+        SQLException failure = new SQLException(
+                "An I/O error occurred while sending to the backend.",
+                "08006",
+                new java.net.SocketTimeoutException("Read timed out"));
+
+        String reason = StoreFailures.reason(
+                failure, StoreFailures.Phase.STATEMENT, Duration.ofSeconds(5), Duration.ofMillis(1200), List.of());
+
+        assertThat(reason)
+                .isEqualTo(
+                        "the lock store failed (SQLState 08006): An I/O error occurred while sending to the backend.;"
+                                + " the database did not answer within the statement timeout of 5 s"
+                                + " (fencepost.jdbc.statement-timeout), of which 1.2 s went to waiting for a connection: check"
+                                + " the database connection and its load, or raise the statement timeout");
+        assertThat(StoreFailures.unreachable(failure)).isTrue();
+    }
+
+    @Test
+    void anErrorTheDatabaseAnsweredIsNotAnOutage() {
+        assertThat(StoreFailures.unreachable(new SQLException("relation does not exist", "42P01")))
+                .isFalse();
+        assertThat(StoreFailures.unreachable(new SQLException("Connection refused", "08001")))
+                .isTrue();
     }
 
     /** Translates {@code failure} as a statement with a five-second timeout would, keeping {@code ownerToken} out. */

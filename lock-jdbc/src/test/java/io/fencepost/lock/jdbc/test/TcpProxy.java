@@ -93,6 +93,15 @@ public class TcpProxy implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops listening and closes every open connection, for good: new connections are refused, as by a host whose
+     * database is down.
+     */
+    public void refuse() {
+        closeQuietly(server);
+        cut();
+    }
+
     /** Closes every open connection through the proxy; new ones are still accepted. */
     public void cut() {
         for (Socket socket : sockets) {

@@ -16,8 +16,9 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * Auto-configuration of the {@code locks} health indicator ({@link LockStoreHealthIndicator}) for the
- * {@link PostgresLockManager}: on the same {@code DataSource} and table, bounded by
- * {@code fencepost.jdbc.statement-timeout}. Turned off with {@code management.health.locks.enabled=false}.
+ * {@link PostgresLockManager}: on the same {@code DataSource} and table, its probe bounded by
+ * {@code fencepost.jdbc.statement-timeout}, answering at once from the manager's lock calls while they cannot reach
+ * the database. Turned off with {@code management.health.locks.enabled=false}.
  */
 @AutoConfiguration(after = LockAutoConfiguration.class)
 @ConditionalOnClass({PostgresLockManager.class, HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class})
@@ -37,6 +38,7 @@ public final class LockHealthContributorAutoConfiguration {
                         LockDataSources.resolve(dataSource, lockDataSource),
                         lockManager.tableName(),
                         properties.getJdbc().getStatementTimeout())
+                .withLockCallsOf(lockManager)
                 .withWakeUpsOf(lockManager)
                 .withOtherLockTablesOf(lockManager));
     }

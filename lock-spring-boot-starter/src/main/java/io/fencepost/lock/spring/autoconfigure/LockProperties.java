@@ -144,14 +144,15 @@ public class LockProperties {
         private SchemaMode initializeSchema = PostgresLockManager.DEFAULT_SCHEMA_MODE;
 
         /**
-         * Bound on every lock statement; past it the call fails with LockStoreException.
+         * Bound on every lock statement, the wait for a connection of the pool included; past it the call fails with
+         * LockStoreException.
          */
         private Duration statementTimeout = PostgresLockManager.DEFAULT_STATEMENT_TIMEOUT;
 
         /**
          * Whether the application may start while another Fencepost lock table of the same application (by
-         * spring.application.name, or of any application when it is not set) is in use in the database: a live
-         * lease, or one that ended in the last 24 hours. When not allowed, the start-up fails, since instances that
+         * spring.application.name, or of any application when it is not set) is in use in the database: a lock
+         * manager running on it, a live lease, or one that ended in the last 24 hours. When not allowed, the start-up fails, since instances that
          * lock in different tables do not exclude each other; when allowed, the locks health indicator names the
          * other tables.
          */

@@ -19,8 +19,9 @@ final class LockTableSplitFailureAnalyzer extends AbstractFailureAnalyzer<LockTa
                 "Set fencepost.jdbc.table-name to the table the other instances use (" + others + ") on every"
                         + " instance, and give them the same search_path; instances that lock in different tables do"
                         + " not exclude each other. If the other table is what a rename left behind, stop its"
-                        + " instances and drop it; a table counts as in use while it holds a lease that is live or"
-                        + " ended in the last 24 hours. " + whose + " If separate lock tables are intended, set"
+                        + " instances and drop it; a table counts as in use while a lock manager runs on it (its"
+                        + " presence row) and while it holds a lease that is live or ended in the last 24 hours. "
+                        + whose + " If separate lock tables are intended, set"
                         + " fencepost.jdbc.allow-other-lock-tables=true: the locks health indicator then names the"
                         + " other tables.",
                 cause);

@@ -169,6 +169,7 @@ class InvalidLockPropertyFailureAnalyzerTest {
                         "fencepost.max-hold-time=1ms",
                         "fencepost.jdbc.statement-timeout=1ms",
                         "fencepost.jdbc.table-name=_" + "9".repeat(47),
+                        "fencepost.jdbc.allow-other-lock-tables=true",
                         "fencepost.web.retry-after=0s",
                         "fencepost.leader.groups.reports.lease-time=73000d")
                 .run(context -> assertThat(context).hasNotFailed());

@@ -64,7 +64,10 @@ class LockAutoConfigurationTest {
     @Test
     void appliesTheJdbcAndHolderProperties() {
         contextRunner
-                .withPropertyValues("fencepost.jdbc.table-name=billing_lock", "fencepost.holder-name=billing@test")
+                .withPropertyValues(
+                        "fencepost.jdbc.table-name=billing_lock",
+                        "fencepost.jdbc.allow-other-lock-tables=true",
+                        "fencepost.holder-name=billing@test")
                 .run(context -> {
                     PostgresLockManager locks = context.getBean(PostgresLockManager.class);
                     assertThat(locks.tableName()).isEqualTo("billing_lock");
@@ -234,7 +237,9 @@ class LockAutoConfigurationTest {
     void validateModeWithoutTheTableFailsTheStartUpWithAnExplanation() {
         contextRunner
                 .withPropertyValues(
-                        "fencepost.jdbc.initialize-schema=validate", "fencepost.jdbc.table-name=missing_lock")
+                        "fencepost.jdbc.initialize-schema=validate",
+                        "fencepost.jdbc.table-name=missing_lock",
+                        "fencepost.jdbc.allow-other-lock-tables=true")
                 .run(context -> {
                     assertThat(context).hasFailed();
                     assertThat(context.getStartupFailure()).rootCause().isInstanceOf(LockSchemaException.class);
@@ -281,6 +286,7 @@ class LockAutoConfigurationTest {
                         "spring.flyway.baseline-on-migrate=true",
                         "spring.flyway.baseline-version=0",
                         "fencepost.jdbc.table-name=app_managed_lock",
+                        "fencepost.jdbc.allow-other-lock-tables=true",
                         "fencepost.jdbc.initialize-schema=validate")
                 .run(context -> {
                     assertThat(context).hasNotFailed();

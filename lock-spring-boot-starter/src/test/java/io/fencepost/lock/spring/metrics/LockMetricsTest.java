@@ -165,7 +165,9 @@ class LockMetricsTest {
     void aStoreFailureIsTaggedError() {
         contextRunner
                 .withPropertyValues(
-                        "fencepost.jdbc.initialize-schema=none", "fencepost.jdbc.table-name=never_created_lock")
+                        "fencepost.jdbc.initialize-schema=none",
+                        "fencepost.jdbc.table-name=never_created_lock",
+                        "fencepost.jdbc.allow-other-lock-tables=true")
                 .run(context -> {
                     LockManager locks = context.getBean(LockManager.class);
                     MeterRegistry meters = context.getBean(MeterRegistry.class);
@@ -215,7 +217,8 @@ class LockMetricsTest {
     @Test
     void aRenewalTheStoreCannotConfirmIsCountedFailed() {
         contextRunner
-                .withPropertyValues("fencepost.jdbc.table-name=renewal_lock")
+                .withPropertyValues(
+                        "fencepost.jdbc.table-name=renewal_lock", "fencepost.jdbc.allow-other-lock-tables=true")
                 .run(context -> {
                     LockManager locks = context.getBean(LockManager.class);
                     MeterRegistry meters = context.getBean(MeterRegistry.class);

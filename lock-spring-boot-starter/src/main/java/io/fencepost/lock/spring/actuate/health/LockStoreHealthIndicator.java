@@ -18,7 +18,8 @@ public class LockStoreHealthIndicator extends AbstractHealthIndicator {
     /**
      * An indicator for the lock table {@code tableName} on {@code dataSource}.
      *
-     * @param timeout bound on each statement (the pool's connection timeout bounds getting a connection)
+     * @param timeout bound on the probe, the wait for a connection included; the indicator answers within
+     *     {@link LockStoreHealth#ANSWER_WITHIN} whatever the database does
      */
     public LockStoreHealthIndicator(DataSource dataSource, String tableName, Duration timeout) {
         this(new LockStoreHealth(dataSource, tableName, timeout));
