@@ -6,7 +6,7 @@
   const LEDGER_POLL_MS = 2000;
   const MAX_EVENTS = 120;
   const GRANT_ROWS = 14; // the grants the lab keeps (LabLog)
-  const STEPS = ['race', 'dead-holder', 'stale-release', 'renewal'];
+  const STEPS = ['race', 'dead-holder', 'stale-release', 'renewal', 'failover-async', 'failover-sync'];
 
   let lastSeq = 0;
   let running = false;

@@ -61,6 +61,8 @@ public class Lab implements InitializingBean, DisposableBean {
 
     private final LabSteps steps;
 
+    private final FailoverGround ground = new FailoverGround();
+
     private volatile long lastSeenNanos = System.nanoTime();
 
     private List<LabWorker> workers = List.of();
@@ -81,8 +83,17 @@ public class Lab implements InitializingBean, DisposableBean {
         this.faults = new LabFaults(settings, jdbc, clients, log, counters, timer);
         this.experiment = new LabExperiment(
                 settings, "lab:" + instance, new LabResource(jdbc, instance), log, faults, counters, dataSource);
+        FailoverTally asynchronous = new FailoverTally();
+        FailoverTally synchronous = new FailoverTally();
+        LabResource failoverResource = new LabResource(jdbc, "failover:" + instance);
         this.steps = new LabSteps(
-                List.of(new RaceStep(), new DeadHolderStep(), new StaleReleaseStep(), new RenewalStep()),
+                List.of(
+                        new RaceStep(),
+                        new DeadHolderStep(),
+                        new StaleReleaseStep(),
+                        new RenewalStep(),
+                        new FailoverStep(false, ground, asynchronous, synchronous, failoverResource, faults::fencing),
+                        new FailoverStep(true, ground, synchronous, asynchronous, failoverResource, faults::fencing)),
                 () -> new StepContext(instance, settings.leaseTime(), clients, lockManager, jdbc, log),
                 log);
     }
@@ -90,6 +101,8 @@ public class Lab implements InitializingBean, DisposableBean {
     /** Starts the idle check once the lab is fully built (the timer's task calls back into it). */
     @Override
     public void afterPropertiesSet() {
+        // The failover step's databases that a process killed with kill -9 left running: stopped and deleted now.
+        FailoverGround.sweep();
         long idleCheck = Math.max(1, settings.idleTimeout().toMillis() / 4);
         timer.scheduleWithFixedDelay(this::stopWhenIdle, idleCheck, idleCheck, TimeUnit.MILLISECONDS);
     }
@@ -154,6 +167,7 @@ public class Lab implements InitializingBean, DisposableBean {
 
     /** Zeroes the counter and the statistics. The fence stays: tokens only ever grow. */
     public void reset() {
+        steps.reset();
         experiment.reset();
     }
 
@@ -163,7 +177,8 @@ public class Lab implements InitializingBean, DisposableBean {
     }
 
     /**
-     * Runs a step of the walk-through (race, dead-holder, stale-release, renewal) in the background.
+     * Runs a step of the walk-through (race, dead-holder, stale-release, renewal, failover-async, failover-sync) in the
+     * background.
      *
      * @return false when a step is running already
      * @throws IllegalArgumentException for an unknown step
@@ -282,6 +297,7 @@ public class Lab implements InitializingBean, DisposableBean {
     public void destroy() {
         timer.shutdownNow();
         steps.close();
+        ground.close();
         stop();
         clients.close();
     }

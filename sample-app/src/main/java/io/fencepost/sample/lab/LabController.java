@@ -54,8 +54,9 @@ public class LabController {
     }
 
     /**
-     * Runs a step of the walk-through once: {@code race}, {@code dead-holder}, {@code stale-release} or
-     * {@code renewal}; 409 while another step runs. Its result shows in the state's {@code results}.
+     * Runs a step of the walk-through once: {@code race}, {@code dead-holder}, {@code stale-release},
+     * {@code renewal}, {@code failover-async} or {@code failover-sync}; 409 while another step runs. Its result shows
+     * in the state's {@code results}.
      */
     @PostMapping("/steps/{id}")
     public ResponseEntity<Void> step(@PathVariable String id) {

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -65,6 +66,11 @@ final class LabSteps implements AutoCloseable {
         return true;
     }
 
+    /** Forgets what the steps counted. */
+    void reset() {
+        steps.values().forEach(LabStep::reset);
+    }
+
     /** The step running now, or null. */
     String running() {
         return running.get();
@@ -73,5 +79,13 @@ final class LabSteps implements AutoCloseable {
     @Override
     public void close() {
         runner.shutdownNow();
+        try {
+            // A step's own clean-up (a failover's databases) runs on its thread: let it finish.
+            if (!runner.awaitTermination(30, TimeUnit.SECONDS)) {
+                LOG.warn("a lab step still runs after 30 s: {}", running.get());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

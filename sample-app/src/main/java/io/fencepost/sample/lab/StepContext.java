@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import javax.sql.DataSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
@@ -59,6 +60,11 @@ final class StepContext implements AutoCloseable {
         PostgresLockManager locks = clients.client(holderName(name), link);
         opened.add(locks);
         return new Client(name, locks, link);
+    }
+
+    /** A lock client on {@code store} (another store than the lab's), named as {@link #client(String)}'s; the caller closes it. */
+    PostgresLockManager client(String name, DataSource store) {
+        return clients.client(holderName(name), store);
     }
 
     String holderName(String name) {

@@ -112,7 +112,9 @@ class LabStepsTest {
         });
         JsonNode reloaded = state();
         assertThat(reloaded.get("pinned"))
-                .anySatisfy(event -> assertThat(event.get("text").asText()).startsWith("VIOLATION"));
+                .anySatisfy(event -> assertThat(event.get("text").asText()).startsWith("VIOLATION"))
+                // each says what the resource's lost updates were right after it, as the page's figure counts them
+                .allSatisfy(event -> assertThat(event.get("text").asText()).containsPattern(LOST_NOW));
 
         post("/api/lab/stop");
         post("/api/lab/reset");
