@@ -283,7 +283,9 @@
       $('events').replaceChildren();
       post('api/lab/reset').then(poll);
     });
-    STEPS.forEach((id) => $('step-' + id).addEventListener('click', () => post('api/lab/steps/' + id).then(poll)));
+    // 409 while another step runs: the buttons are off then, so only a double click gets it.
+    STEPS.forEach((id) => $('step-' + id).addEventListener('click', () => post('api/lab/steps/' + id)
+      .catch(() => {}).finally(poll)));
     $('random-transfers').addEventListener('click', randomTransfers);
   }
 

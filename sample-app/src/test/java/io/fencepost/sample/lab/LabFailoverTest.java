@@ -28,6 +28,8 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * "Fail over the store" through the lab's API, on embedded primaries and standbys: a double grant and a lost update
@@ -46,6 +48,11 @@ class LabFailoverTest {
 
     @LocalServerPort
     int port;
+
+    @DynamicPropertySource
+    static void database(DynamicPropertyRegistry registry) {
+        registry.add("spring.datasource.url", TestDatabase::jdbcUrl);
+    }
 
     @Autowired
     Lab lab;

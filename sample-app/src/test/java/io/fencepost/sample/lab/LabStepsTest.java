@@ -18,6 +18,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * The walk-through's steps through the lab's API, on PostgreSQL: each result comes from the store's view and the
@@ -40,6 +42,11 @@ class LabStepsTest {
 
     @LocalServerPort
     int port;
+
+    @DynamicPropertySource
+    static void database(DynamicPropertyRegistry registry) {
+        registry.add("spring.datasource.url", TestDatabase::jdbcUrl);
+    }
 
     private final HttpClient http = HttpClient.newHttpClient();
 
