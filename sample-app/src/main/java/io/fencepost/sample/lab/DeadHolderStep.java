@@ -55,7 +55,7 @@ final class DeadHolderStep implements LabStep {
                     ID,
                     asPromised,
                     "The holder (token " + dead.fencingToken() + ") died without releasing; next was granted token "
-                            + granted.fencingToken() + " " + millis(afterKill) + " ms after the death, "
+                            + granted.fencingToken() + ", " + millis(afterKill) + " ms after the death and "
                             + (asPromised
                                     ? millis(afterExpiry) + " ms after the dead lease expired by the store's clock"
                                     : "BEFORE the dead lease expired (" + millis(afterExpiry.negated()) + " ms early)")
