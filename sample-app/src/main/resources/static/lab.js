@@ -5,9 +5,8 @@
   const POLL_MS = 400;
   const LEDGER_POLL_MS = 2000;
   const MAX_EVENTS = 120;
-  const MAX_PINNED = 40;
   const GRANT_ROWS = 14; // the grants the lab keeps (LabLog)
-  const PINNED_KINDS = ['rejected', 'violation'];
+  const STEPS = ['race', 'dead-holder', 'stale-release', 'renewal', 'failover-async', 'failover-sync'];
 
   let lastSeq = 0;
   let running = false;
@@ -81,6 +80,8 @@
     setText('leases-lost', c.leasesLost);
 
     renderOutage(state);
+    renderSteps(state);
+    renderPinned(state.pinned);
     renderHolder(state);
     renderWorkers(state.workers);
     renderResource(state.resource, mode);
@@ -99,21 +100,44 @@
     }
   }
 
-  // While the store is down, and after it (from the lab's store-up event): what the outage did.
+  // While the store is down; after it, what the outage did, as the lab recorded it (kept until reset).
   function renderOutage(state) {
-    if (!state.storeDown) return;
     const box = $('outage-result');
-    box.hidden = false;
-    box.className = 'outcome';
-    setText('outage-result', 'Store down: acquires fail closed and nobody is granted the key. What it did shows here'
-      + ' when the store is back.');
+    const last = state.results.outage;
+    if (state.storeDown) {
+      box.hidden = false;
+      box.className = 'outcome';
+      setText('outage-result', 'Store down: acquires fail closed and nobody is granted the key. What it did shows'
+        + ' here when the store is back.');
+    } else if (last) {
+      box.hidden = false;
+      box.className = 'outcome ' + (last.asPromised ? 'ok' : 'bad');
+      setText('outage-result', 'Last outage: ' + last.text + '.');
+    } else {
+      box.hidden = true;
+    }
   }
 
-  function outageOver(e) {
-    const box = $('outage-result');
-    box.hidden = false;
-    box.className = 'outcome ' + (/ 0 violation\(s\)/.test(e.text) ? 'ok' : 'bad');
-    setText('outage-result', 'Last outage: ' + e.text.replace(/^.*while it was down: /, '') + '.');
+  // Each step's latest result, from the lab's records; its button is off while a step runs.
+  function renderSteps(state) {
+    STEPS.forEach((id) => {
+      const button = $('step-' + id);
+      button.disabled = state.stepRunning != null;
+      button.classList.toggle('running', state.stepRunning === id);
+      const box = $('result-' + id);
+      const result = state.results[id];
+      if (state.stepRunning === id) {
+        box.hidden = false;
+        box.className = 'outcome';
+        setText('result-' + id, 'running\u2026');
+      } else if (result) {
+        box.hidden = false;
+        box.className = 'outcome ' + (result.asPromised ? 'ok' : 'bad');
+        setText('result-' + id, result.text);
+      } else {
+        box.hidden = true;
+      }
+    });
   }
 
   function renderHolder(state) {
@@ -121,6 +145,8 @@
     if (h) {
       setText('holder', h.worker ? 'worker ' + h.worker : h.holder);
       setText('holder-token', h.fencingToken);
+      // The store has granted it, and the worker has not heard yet: the grant table shows it once it has.
+      if (!h.told) setText('holder', (h.worker ? 'worker ' + h.worker : h.holder) + ' (granted, not yet told)');
       const pct = Math.max(0, Math.min(100, (h.expiresInMillis / state.settings.leaseMillis) * 100));
       $('lease-bar-fill').style.width = pct + '%';
       setText('lease-text', h.holder + ' · lease ends in ' + (h.expiresInMillis / 1000).toFixed(1) + ' s');
@@ -141,8 +167,8 @@
 
   function renderResource(r, mode) {
     setText('resource-value', r.value);
-    setText('resource-expected', r.expectedValue);
-    const lost = Math.max(0, r.expectedValue - r.value);
+    setText('resource-expected', r.acceptedWrites);
+    const lost = r.lostUpdates;
     setText('resource-lost', lost);
     $('resource-lost').className = 'big' + (lost > 0 ? ' bad' : '');
     setText('resource-fence', r.fence);
@@ -179,23 +205,18 @@
     events.forEach((e) => {
       lastSeq = Math.max(lastSeq, e.seq);
       list.prepend(el('li', { class: e.kind, 'data-kind': e.kind }, el('time', {}, clock(e.at)), e.text));
-      if (PINNED_KINDS.includes(e.kind)) pin(e);
-      if (e.kind === 'store-up') outageOver(e);
     });
     while (list.children.length > MAX_EVENTS) list.lastElementChild.remove();
   }
 
-  // Rejections and violations are rare and matter: they stay in view while the event log scrolls on.
-  function pin(e) {
-    const pinned = $('pinned');
-    $('pinned-empty').hidden = true;
-    $('pinned-empty').after(el('li', { class: e.kind, 'data-kind': e.kind }, el('time', {}, clock(e.at)), e.text));
-    while (pinned.children.length > MAX_PINNED + 1) pinned.lastElementChild.remove();
-  }
-
-  function unpinAll() {
-    $('pinned').querySelectorAll('li:not(#pinned-empty)').forEach((li) => li.remove());
-    $('pinned-empty').hidden = false;
+  // Rejections, violations and the writes over them: kept by the lab until reset, so a reload shows them too.
+  function renderPinned(pinned) {
+    $('pinned-empty').hidden = pinned.length > 0;
+    const shown = Array.from($('pinned').querySelectorAll('li[data-seq]')).map((li) => li.dataset.seq).join(',');
+    if (shown === pinned.map((e) => String(e.seq)).join(',')) return;
+    $('pinned').querySelectorAll('li[data-seq]').forEach((li) => li.remove());
+    $('pinned').append(...pinned.map((e) => el('li', { class: e.kind, 'data-kind': e.kind, 'data-seq': e.seq },
+      el('time', {}, clock(e.at)), e.text)));
   }
 
   async function poll() {
@@ -260,10 +281,11 @@
     $('run-toggle').addEventListener('click', () => post(running ? 'api/lab/stop' : 'api/lab/start').then(poll));
     $('reset').addEventListener('click', () => {
       $('events').replaceChildren();
-      unpinAll();
-      $('outage-result').hidden = true;
       post('api/lab/reset').then(poll);
     });
+    // 409 while another step runs: the buttons are off then, so only a double click gets it.
+    STEPS.forEach((id) => $('step-' + id).addEventListener('click', () => post('api/lab/steps/' + id)
+      .catch(() => {}).finally(poll)));
     $('random-transfers').addEventListener('click', randomTransfers);
   }
 

@@ -23,12 +23,14 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
 /**
- * Runs the lab's experiments (a holder paused past its lease, a dead lock store) on a real PostgreSQL: a few workers, each with a lock client of its
- * own, contend for {@code lab:<instance>} and increment a counter under it. The page can pause the holder past its
- * lease, cut the lock store, and turn the resource's fencing off; the lab counts what follows.
+ * Runs the lab's experiments on a real PostgreSQL: a few workers, each with a lock client of its own, contend for
+ * {@code lab:<instance>} and increment a counter under it. The page can pause the holder past its lease, cut the lock
+ * store, and turn the resource's fencing off; the lab counts what follows. The walk-through's other steps (the race,
+ * a holder that dies, a stale release, renewal) run once each, on keys of their own, when the page asks.
  *
  * <p>This class starts and stops the workers and answers the page; the workers' shared ground is
- * {@link LabExperiment}, the faults are {@link LabFaults}, and the workers' lock clients are {@link LabLockClients}.
+ * {@link LabExperiment}, the faults are {@link LabFaults}, the workers' lock clients are {@link LabLockClients}, and
+ * the steps are {@link LabSteps}.
  */
 @Component
 public class Lab implements InitializingBean, DisposableBean {
@@ -57,6 +59,10 @@ public class Lab implements InitializingBean, DisposableBean {
 
     private final LabExperiment experiment;
 
+    private final LabSteps steps;
+
+    private final FailoverGround ground = new FailoverGround();
+
     private volatile long lastSeenNanos = System.nanoTime();
 
     private List<LabWorker> workers = List.of();
@@ -77,11 +83,26 @@ public class Lab implements InitializingBean, DisposableBean {
         this.faults = new LabFaults(settings, jdbc, clients, log, counters, timer);
         this.experiment = new LabExperiment(
                 settings, "lab:" + instance, new LabResource(jdbc, instance), log, faults, counters, dataSource);
+        FailoverTally asynchronous = new FailoverTally();
+        FailoverTally synchronous = new FailoverTally();
+        LabResource failoverResource = new LabResource(jdbc, "failover:" + instance);
+        this.steps = new LabSteps(
+                List.of(
+                        new RaceStep(),
+                        new DeadHolderStep(),
+                        new StaleReleaseStep(),
+                        new RenewalStep(),
+                        new FailoverStep(false, ground, asynchronous, synchronous, failoverResource, faults::fencing),
+                        new FailoverStep(true, ground, synchronous, asynchronous, failoverResource, faults::fencing)),
+                () -> new StepContext(instance, settings.leaseTime(), clients, lockManager, jdbc, log),
+                log);
     }
 
     /** Starts the idle check once the lab is fully built (the timer's task calls back into it). */
     @Override
     public void afterPropertiesSet() {
+        // The failover step's databases that a process killed with kill -9 left running: stopped and deleted now.
+        FailoverGround.sweep();
         long idleCheck = Math.max(1, settings.idleTimeout().toMillis() / 4);
         timer.scheduleWithFixedDelay(this::stopWhenIdle, idleCheck, idleCheck, TimeUnit.MILLISECONDS);
     }
@@ -146,12 +167,25 @@ public class Lab implements InitializingBean, DisposableBean {
 
     /** Zeroes the counter and the statistics. The fence stays: tokens only ever grow. */
     public void reset() {
+        steps.reset();
         experiment.reset();
     }
 
     /** The next holder to work (or the one working now) freezes for the pause time. */
     public void pauseHolder() {
         faults.pauseHolder();
+    }
+
+    /**
+     * Runs a step of the walk-through (race, dead-holder, stale-release, renewal, failover-async, failover-sync) in the
+     * background.
+     *
+     * @return false when a step is running already
+     * @throws IllegalArgumentException for an unknown step
+     */
+    public boolean runStep(String id) {
+        lastSeenNanos = System.nanoTime();
+        return steps.start(id);
     }
 
     /** Cuts every lock connection of the workers and refuses new ones for the outage time. */
@@ -188,6 +222,7 @@ public class Lab implements InitializingBean, DisposableBean {
         }
         LabResource.State row = experiment.resource().state();
         LabCounters counters = experiment.counters();
+        List<LabState.Grant> grants = log.grants();
         return new LabState(
                 running,
                 faults.fencing() == LabFencing.COLUMN,
@@ -196,7 +231,7 @@ public class Lab implements InitializingBean, DisposableBean {
                 faults.pausePending(),
                 instance,
                 experiment.key(),
-                holder(),
+                holder(grants),
                 current.stream().map(LabWorker::view).toList(),
                 counters.view(),
                 new LabState.Resource(
@@ -205,8 +240,12 @@ public class Lab implements InitializingBean, DisposableBean {
                         row.fence(),
                         row.lastWriter(),
                         row.lastToken(),
-                        counters.writesAccepted.get()),
-                log.grants(),
+                        row.version(),
+                        row.lostUpdates()),
+                grants,
+                log.pinned(),
+                log.results(),
+                steps.running(),
                 log.eventsSince(since),
                 new LabState.Settings(
                         settings.leaseTime().toMillis(),
@@ -215,7 +254,11 @@ public class Lab implements InitializingBean, DisposableBean {
                         settings.outageTime().toMillis()));
     }
 
-    private LabState.Holder holder() {
+    /**
+     * The store's view of the key, read after the grant table: a grant the store made since, which its worker has not
+     * heard of yet, is marked as such rather than shown beside a table that lacks it.
+     */
+    private LabState.Holder holder(List<LabState.Grant> grants) {
         Optional<LeaseInfo> lease = lockManager.inspect(experiment.key());
         return lease.map(info -> new LabState.Holder(
                         info.holder(),
@@ -224,7 +267,8 @@ public class Lab implements InitializingBean, DisposableBean {
                         Math.max(
                                 0,
                                 Duration.between(Instant.now(), info.expiresAt())
-                                        .toMillis())))
+                                        .toMillis()),
+                        grants.stream().anyMatch(grant -> grant.fencingToken() == info.fencingToken())))
                 .orElse(null);
     }
 
@@ -252,6 +296,8 @@ public class Lab implements InitializingBean, DisposableBean {
     @Override
     public void destroy() {
         timer.shutdownNow();
+        steps.close();
+        ground.close();
         stop();
         clients.close();
     }

@@ -5,6 +5,7 @@ import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -50,6 +51,18 @@ public class LabController {
     public ResponseEntity<Void> pause() {
         lab.pauseHolder();
         return ResponseEntity.accepted().build();
+    }
+
+    /**
+     * Runs a step of the walk-through once: {@code race}, {@code dead-holder}, {@code stale-release},
+     * {@code renewal}, {@code failover-async} or {@code failover-sync}; 409 while another step runs. Its result shows
+     * in the state's {@code results}.
+     */
+    @PostMapping("/steps/{id}")
+    public ResponseEntity<Void> step(@PathVariable String id) {
+        return lab.runStep(id)
+                ? ResponseEntity.accepted().build()
+                : ResponseEntity.status(HttpStatus.CONFLICT).build();
     }
 
     /** Cuts the workers' lock connections for a moment. */

@@ -84,10 +84,12 @@ final class LabFaults {
         timer.schedule(
                 () -> {
                     // Counted before the store is back, so that nothing granted afterwards is blamed on the outage.
-                    String outcome =
-                            outcome(before, counters.view(), counters.grantsWhileStoreDown.get() - grantsBefore);
+                    LabState.Counters after = counters.view();
+                    long grants = Math.max(0, counters.grantsWhileStoreDown.get() - grantsBefore);
+                    String outcome = outcome(before, after, grants);
                     storeDown.set(false);
                     log.event(null, "store-up", "lock store reachable again; while it was down: " + outcome);
+                    log.result("outage", grants == 0 && after.violations() <= before.violations(), outcome);
                 },
                 settings.outageTime().toMillis(),
                 TimeUnit.MILLISECONDS);
@@ -98,10 +100,9 @@ final class LabFaults {
      * of attempts that began during the outage: one that the store made just before it reaches its worker a moment
      * later, and is no grant of the outage.
      */
-    private static String outcome(LabState.Counters before, LabState.Counters after, long grantsDuring) {
+    private static String outcome(LabState.Counters before, LabState.Counters after, long grants) {
         // A reset during the outage zeroes the counters: count from zero then.
         long failed = after.storeErrors() - Math.min(before.storeErrors(), after.storeErrors());
-        long grants = Math.max(0, grantsDuring);
         long violations = after.violations() - Math.min(before.violations(), after.violations());
         return failed + " acquire(s) failed closed, " + grants + " grant(s), " + violations + " violation(s)";
     }

@@ -9,6 +9,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
@@ -35,6 +36,8 @@ final class LabLockClients {
     /** Read by "kill the store" from a request thread, while a start may be creating it. */
     private volatile HikariDataSource pool;
 
+    private final ReentrantLock creating = new ReentrantLock();
+
     private List<PostgresLockManager> managers = List.of();
 
     LabLockClients(
@@ -55,37 +58,67 @@ final class LabLockClients {
         return applicationName;
     }
 
-    /** Opens the pool and a lock client per worker, and returns the workers. */
+    /** Opens a lock client per worker (and the pool, if not yet open), and returns the workers. */
     List<LabWorker> createWorkers(LabExperiment experiment, BooleanSupplier storeDown) {
+        HikariDataSource lockPool = pool();
+        List<LabWorker> workers = new ArrayList<>();
+        List<PostgresLockManager> clients = new ArrayList<>();
+        int count = Math.max(2, Math.min(settings.workers(), NAMES.length));
+        for (int i = 0; i < count; i++) {
+            StoreLink link = new StoreLink(lockPool, storeDown);
+            PostgresLockManager client = client("lab-" + NAMES[i] + "@" + instance, link);
+            clients.add(client);
+            workers.add(new LabWorker(experiment, NAMES[i], client, link));
+        }
+        managers = clients;
+        return workers;
+    }
+
+    /**
+     * A lock client of its own over {@code link}, named {@code holderName} in the store: a worker's, or one of a
+     * walk-through step's. Whoever asks closes it.
+     */
+    PostgresLockManager client(String holderName, DataSource link) {
+        PostgresLockManager.Builder builder = PostgresLockManager.builder(link)
+                .holderName(holderName)
+                .schemaMode(SchemaMode.NONE) // the application's lock manager has created the schema
+                .statementTimeout(Duration.ofSeconds(2));
+        // The starter's metrics listener, when there is one: the lab's grants and losses show up in
+        // /actuator/metrics/fencepost.lock.* with name=lab.
+        listener.ifUnique(builder::listener);
+        return builder.build();
+    }
+
+    /** The lock clients' pool on the application's database, opened on first use. */
+    HikariDataSource pool() {
+        HikariDataSource current = pool;
+        if (current != null) {
+            return current;
+        }
+        creating.lock();
+        try {
+            if (pool == null) {
+                pool = openPool();
+            }
+            return pool;
+        } finally {
+            creating.unlock();
+        }
+    }
+
+    private HikariDataSource openPool() {
         HikariDataSource app = unwrapHikari();
         HikariDataSource created = new HikariDataSource();
         created.setJdbcUrl(app.getJdbcUrl());
         created.setUsername(app.getUsername());
         created.setPassword(app.getPassword());
         created.setPoolName("lab-lock-store");
-        created.setMaximumPoolSize(settings.workers() * 2 + 2);
+        // The workers' clients, and a walk-through step's few clients beside them.
+        created.setMaximumPoolSize(settings.workers() * 2 + 12);
         created.setMinimumIdle(0);
         created.setConnectionTimeout(3_000);
         created.addDataSourceProperty("ApplicationName", applicationName);
-        pool = created;
-        List<LabWorker> workers = new ArrayList<>();
-        List<PostgresLockManager> clients = new ArrayList<>();
-        int count = Math.max(2, Math.min(settings.workers(), NAMES.length));
-        for (int i = 0; i < count; i++) {
-            StoreLink link = new StoreLink(created, storeDown);
-            PostgresLockManager.Builder builder = PostgresLockManager.builder(link)
-                    .holderName("lab-" + NAMES[i] + "@" + instance)
-                    .schemaMode(SchemaMode.NONE) // the application's lock manager has created the schema
-                    .statementTimeout(Duration.ofSeconds(2));
-            // The starter's metrics listener, when there is one: the lab's grants and losses show up in
-            // /actuator/metrics/fencepost.lock.* with name=lab.
-            listener.ifUnique(builder::listener);
-            PostgresLockManager client = builder.build();
-            clients.add(client);
-            workers.add(new LabWorker(experiment, NAMES[i], client, link));
-        }
-        managers = clients;
-        return workers;
+        return created;
     }
 
     /** Makes the pool replace its connections, which the store outage has just terminated. */

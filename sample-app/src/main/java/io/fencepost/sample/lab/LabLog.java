@@ -7,29 +7,52 @@ import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
 
-/** The lab's event log and grant table, bounded, shared by the workers and read by the page. */
+/**
+ * The lab's records, kept here until "Reset" and read by the page on every poll, so that a reload shows what the
+ * page showed before it: the event log (bounded), the grant table (the latest grants by token), the pinned events
+ * (rejections, violations and what became of them) and each experiment's latest result.
+ */
 final class LabLog {
+
+    /** Kinds of event that stay pinned until reset, however far the log moves on. */
+    static final Set<String> PINNED_KINDS = Set.of("rejected", "violation", "overwrite");
 
     private static final int MAX_EVENTS = 200;
 
     private static final int MAX_GRANTS = 14;
 
+    private static final int MAX_PINNED = 40;
+
     private final ReentrantLock lock = new ReentrantLock();
 
     private final Deque<LabState.Event> events = new ArrayDeque<>();
 
-    private final Map<Long, LabState.Grant> grants = new LinkedHashMap<>();
+    private final Deque<LabState.Event> pinned = new ArrayDeque<>();
+
+    /** By token: the table keeps the highest tokens, whatever order their outcomes arrive in. */
+    private final TreeMap<Long, LabState.Grant> grants = new TreeMap<>();
+
+    private final Map<String, LabState.Result> results = new LinkedHashMap<>();
 
     private long seq;
 
     void event(String worker, String kind, String text) {
         lock.lock();
         try {
-            events.addLast(new LabState.Event(++seq, Instant.now(), worker, kind, text));
+            LabState.Event event = new LabState.Event(++seq, Instant.now(), worker, kind, text);
+            events.addLast(event);
             if (events.size() > MAX_EVENTS) {
                 events.removeFirst();
+            }
+            if (PINNED_KINDS.contains(kind)) {
+                pinned.addFirst(event);
+                if (pinned.size() > MAX_PINNED) {
+                    pinned.removeLast();
+                }
             }
         } finally {
             lock.unlock();
@@ -37,20 +60,36 @@ final class LabLog {
     }
 
     void grant(long token, String worker) {
-        outcome(token, worker, "working");
+        lock.lock();
+        try {
+            grants.put(token, new LabState.Grant(token, worker, Instant.now(), "working"));
+            while (grants.size() > MAX_GRANTS) {
+                grants.pollFirstEntry();
+            }
+        } finally {
+            lock.unlock();
+        }
     }
 
+    /**
+     * What became of a grant. A grant no longer in the table (made before a reset, or pushed out by newer ones) stays
+     * out: its outcome is in the event log.
+     */
     void outcome(long token, String worker, String outcome) {
         lock.lock();
         try {
-            LabState.Grant previous = grants.remove(token);
-            grants.put(
-                    token,
-                    new LabState.Grant(
-                            token, worker, previous == null ? Instant.now() : previous.grantedAt(), outcome));
-            while (grants.size() > MAX_GRANTS) {
-                grants.remove(grants.keySet().iterator().next());
-            }
+            grants.computeIfPresent(
+                    token, (t, grant) -> new LabState.Grant(t, grant.worker(), grant.grantedAt(), outcome));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Records an experiment's latest result, replacing its previous one (its steps are events of their own). */
+    void result(String experiment, boolean asPromised, String text) {
+        lock.lock();
+        try {
+            results.put(experiment, new LabState.Result(experiment, asPromised, text, Instant.now()));
         } finally {
             lock.unlock();
         }
@@ -72,13 +111,31 @@ final class LabLog {
         }
     }
 
+    /** The pinned events, newest first. */
+    List<LabState.Event> pinned() {
+        lock.lock();
+        try {
+            return List.copyOf(pinned);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** The latest grants, highest token first. */
     List<LabState.Grant> grants() {
         lock.lock();
         try {
-            List<LabState.Grant> latest = new ArrayList<>(grants.values());
-            latest.sort((a, b) -> Long.compare(b.fencingToken(), a.fencingToken()));
-            return latest;
+            return List.copyOf(grants.descendingMap().values());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Each experiment's latest result, by experiment id. */
+    Map<String, LabState.Result> results() {
+        lock.lock();
+        try {
+            return Map.copyOf(results);
         } finally {
             lock.unlock();
         }
@@ -88,7 +145,9 @@ final class LabLog {
         lock.lock();
         try {
             events.clear();
+            pinned.clear();
             grants.clear();
+            results.clear();
         } finally {
             lock.unlock();
         }

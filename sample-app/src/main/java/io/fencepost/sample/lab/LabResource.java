@@ -33,14 +33,14 @@ final class LabResource {
             UPDATE lab_resource
                SET value = :value, version = version + 1, last_writer = :writer, last_token = :token
              WHERE id = :id
-            RETURNING version - 1
+            RETURNING version - 1, version, value
             """;
 
     private static final String FENCED_WRITE_SQL = """
             UPDATE lab_resource
                SET value = :value, version = version + 1, last_writer = :writer, last_token = :token, fence = :token
              WHERE id = :id AND fence <= :token
-            RETURNING version - 1
+            RETURNING version - 1, version, value
             """;
 
     private static final String STATE_SQL = """
@@ -59,8 +59,29 @@ final class LabResource {
     /** What a worker read: the value and the version it belongs to. */
     record Snapshot(long value, long version) {}
 
+    /**
+     * The row right after an accepted write.
+     *
+     * @param replaced the version the write replaced
+     * @param version the row's version now: the writes it accepted since the reset
+     * @param value the counter now
+     */
+    record Written(long replaced, long version, long value) {
+
+        /** Accepted increments the counter does not show: the resource's own measure of lost updates. */
+        long lostUpdates() {
+            return Math.max(0, version - value);
+        }
+    }
+
     /** The whole row, for the page. */
-    record State(long value, long version, long fence, String lastWriter, Long lastToken) {}
+    record State(long value, long version, long fence, String lastWriter, Long lastToken) {
+
+        /** Accepted increments the counter does not show (as {@link Written#lostUpdates()}). */
+        long lostUpdates() {
+            return Math.max(0, version - value);
+        }
+    }
 
     /** The same resource, read and written in the transaction open on {@code transaction}. */
     LabResource in(Connection transaction) {
@@ -87,15 +108,15 @@ final class LabResource {
     /**
      * Writes the counter; with fencing, only if no higher token was seen.
      *
-     * @return the version the write replaced, or empty when the write was refused
+     * @return the row as the write left it, or empty when the write was refused
      */
-    Optional<Long> write(boolean fenced, long token, String writer, long value) {
+    Optional<Written> write(boolean fenced, long token, String writer, long value) {
         return jdbc.sql(fenced ? FENCED_WRITE_SQL : WRITE_SQL)
                 .param("id", id)
                 .param("token", token)
                 .param("writer", writer)
                 .param("value", value)
-                .query(Long.class)
+                .query((rs, row) -> new Written(rs.getLong(1), rs.getLong(2), rs.getLong(3)))
                 .optional();
     }
 

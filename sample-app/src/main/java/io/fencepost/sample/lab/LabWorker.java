@@ -162,11 +162,11 @@ final class LabWorker implements Runnable {
         work(fencingToken);
         long value = read.get().value() + 1;
         set("writing", fencingToken, "writes " + value);
-        Optional<Long> replaced = experiment.resource().write(fenced, fencingToken, name, value);
-        if (replaced.isEmpty()) {
+        Optional<LabResource.Written> written = experiment.resource().write(fenced, fencingToken, name, value);
+        if (written.isEmpty()) {
             refusedByFence(fencingToken, "write of " + value);
         } else {
-            accepted(fencingToken, value, read.get().version(), replaced.get());
+            accepted(fencingToken, value, read.get().version(), written.get());
         }
     }
 
@@ -186,10 +186,11 @@ final class LabWorker implements Runnable {
                 work(fencingToken);
                 long value = read.value() + 1;
                 set("writing", fencingToken, "writes " + value + ", then commits if its lease is held");
-                long replaced = resource.write(false, fencingToken, name, value).orElseThrow();
+                LabResource.Written written =
+                        resource.write(false, fencingToken, name, value).orElseThrow();
                 experiment.guard().holdUntilCommit(transaction, lease);
                 transaction.commit();
-                accepted(fencingToken, value, read.version(), replaced);
+                accepted(fencingToken, value, read.version(), written);
             } catch (LeaseLostException | SQLException e) {
                 rollBack(transaction);
                 rejected(
@@ -210,11 +211,17 @@ final class LabWorker implements Runnable {
         }
     }
 
-    /** The resource took the write of {@code value}, which replaced version {@code replaced}; read was at {@code read}. */
-    private void accepted(long fencingToken, long value, long read, long replaced) {
+    /**
+     * The resource took the write of {@code value}; the read it was computed from was at version {@code read}. What
+     * it did to the counter is told from the row the write left ({@code written}), the same row the page's "lost
+     * updates" comes from, so that the two always agree.
+     */
+    private void accepted(long fencingToken, long value, long read, LabResource.Written written) {
         experiment.counters().writesAccepted.incrementAndGet();
-        long overwritten = replaced - read;
+        long overwritten = written.replaced() - read;
         long highest = experiment.highestGranted();
+        String counter = "counter " + written.value() + " after " + written.version() + " accepted write(s): "
+                + written.lostUpdates() + " lost update(s) now";
         if (overwritten > 0 && fencingToken < highest) {
             // Accepted from a holder whose lease was superseded, over a newer holder's work: two holders at once.
             experiment.log().outcome(fencingToken, name, "violation");
@@ -225,18 +232,23 @@ final class LabWorker implements Runnable {
                             "violation",
                             "VIOLATION: the resource accepted " + name + "'s write of " + value
                                     + " with stale token " + fencingToken + " (token " + highest
-                                    + " was granted since): " + overwritten
-                                    + " newer update(s) overwritten");
+                                    + " was granted since), computed before " + overwritten
+                                    + " newer update(s) that it overwrote; " + counter);
             experiment.counters().violations.incrementAndGet();
-        } else {
+        } else if (overwritten > 0) {
+            // Read before a stale holder's late write landed: this write overwrites that one in turn.
             experiment.log().outcome(fencingToken, name, "accepted");
             experiment
                     .log()
                     .event(
                             name,
-                            "write",
+                            "overwrite",
                             name + " wrote " + value + " with token " + fencingToken
-                                    + (overwritten > 0 ? " (over a stale holder's late write)" : ""));
+                                    + " over a stale holder's late write, which it read before and so overwrites; "
+                                    + counter);
+        } else {
+            experiment.log().outcome(fencingToken, name, "accepted");
+            experiment.log().event(name, "write", name + " wrote " + value + " with token " + fencingToken);
         }
     }
 

@@ -17,6 +17,8 @@ final class StoreLink extends DelegatingDataSource {
 
     private volatile long frozenUntilNanos;
 
+    private volatile boolean cut;
+
     StoreLink(DataSource pool, BooleanSupplier storeDown) {
         super(pool);
         this.storeDown = storeDown;
@@ -27,6 +29,11 @@ final class StoreLink extends DelegatingDataSource {
         frozenUntilNanos = nanoTime;
     }
 
+    /** From now on this client never reaches the store again: its process has died. */
+    void cut() {
+        cut = true;
+    }
+
     /** Whether the store is cut off now: no new connection is handed out. */
     boolean storeDown() {
         return storeDown.getAsBoolean();
@@ -35,6 +42,9 @@ final class StoreLink extends DelegatingDataSource {
     @Override
     public Connection getConnection() throws SQLException {
         awaitThaw();
+        if (cut) {
+            throw new SQLException("this lock client's process is dead (the lab's killed holder)", "08006");
+        }
         if (storeDown()) {
             throw new SQLException("lock store unreachable (the lab's simulated outage)", "08001");
         }

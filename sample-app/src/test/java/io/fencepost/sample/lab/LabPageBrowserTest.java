@@ -17,6 +17,8 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -49,8 +51,13 @@ import org.springframework.test.context.DynamicPropertySource;
  * the header's locks link answers with the lab's own lease, and that rejections and violations stay pinned. Skipped,
  * with a message, when the browser is not installed; nothing is downloaded.
  *
- * <p>{@code -Dlab.screenshot=PATH} also saves the page, as it looks after the violation, to PATH (the README's
- * {@code docs/demo.png} is made that way); it is always saved to {@code target/lab-page.png}.
+ * <p>It then runs the walk-through's steps from their buttons (the race, a holder that dies, a stale release, renewal),
+ * fails the store over five times with each standby (asynchronous: at least one double grant and a lost update;
+ * synchronous: none), and reloads the page: the pins, counters and results are still shown.
+ *
+ * <p>{@code -Dlab.screenshot=PATH} also saves the page, as it looks after the violation and again after the
+ * failovers, to PATH (the README's {@code docs/demo.png} is made that way); it is always saved to
+ * {@code target/lab-page.png}.
  */
 @ExtendWith(TestDatabase.class) // before @SpringBootTest: the database outlives the application
 @SpringBootTest(
@@ -220,6 +227,95 @@ class LabPageBrowserTest {
         assertThat(pinned("rejected")).contains(firstRejection);
         assertThat(pinned("violation")).contains(firstViolation);
         assertThat(browser.findElement(By.id("pinned")).isDisplayed()).isTrue();
+
+        walkThroughSteps();
+        failOverTheStore();
+
+        // A reload shows what the page showed: the lab keeps the pins, the counters and the results, not the page.
+        String outage = text("outage-result");
+        long violationsBefore = number("violations");
+        browser.navigate().refresh();
+        wait.until(page -> !pinned("violation").isEmpty());
+        assertThat(pinned("rejected")).contains(firstRejection);
+        assertThat(pinned("violation")).contains(firstViolation);
+        assertThat(number("violations")).isGreaterThanOrEqualTo(violationsBefore);
+        assertThat(text("outage-result")).isEqualTo(outage);
+        for (String step : List.of("race", "dead-holder", "stale-release", "renewal")) {
+            wait.until(page -> browser.findElement(By.id("result-" + step)).isDisplayed());
+        }
+        assertThat(text("result-stale-release")).contains("the store removed nothing");
+        assertThat(text("result-failover-async")).startsWith("Asynchronous standby, 5 failover(s)");
+        assertThat(text("result-failover-sync")).startsWith("Synchronous standby, 5 failover(s): 0 double grant(s)");
+    }
+
+    /**
+     * "Fail over the store" five times with each standby, fencing off: the asynchronous one grants the key twice at
+     * least once, with a lost update; the synchronous one never.
+     */
+    private void failOverTheStore() throws IOException {
+        browser.findElement(By.id("fencing-off")).click();
+        new WebDriverWait(browser, STEP).until(page -> text("fencing-state").equals("OFF"));
+        WebDriverWait wait = new WebDriverWait(browser, Duration.ofMinutes(2));
+        for (int round = 1; round <= 5; round++) {
+            runStep(wait, "failover-async");
+            runStep(wait, "failover-sync");
+        }
+        Matcher asynchronous = Pattern.compile(
+                        "Asynchronous standby, 5 failover\\(s\\): ([0-9]+) double grant\\(s\\).* ([0-9]+) lost update\\(s\\)"
+                                + " with fencing off")
+                .matcher(text("result-failover-async"));
+        assertThat(asynchronous.find()).as(text("result-failover-async")).isTrue();
+        assertThat(Integer.parseInt(asynchronous.group(1))).isGreaterThanOrEqualTo(1);
+        assertThat(Integer.parseInt(asynchronous.group(2))).isGreaterThanOrEqualTo(1);
+        assertThat(text("result-failover-async", "class")).isEqualTo("outcome bad");
+        assertThat(text("result-failover-async")).contains("WAL receiver was stopped just before x's grant");
+        assertThat(text("result-failover-sync"))
+                .startsWith("Synchronous standby, 5 failover(s): 0 double grant(s)")
+                .containsPattern("grant commit [0-9.]+ ms median, against [0-9.]+ ms with the asynchronous standby");
+        assertThat(text("result-failover-sync", "class")).isEqualTo("outcome ok");
+        assertThat(text("failover-note")).contains("docs/high-availability.md").contains("WAL receiver is stopped");
+        screenshot();
+    }
+
+    /** Each step of the walk-through from its button; its result on the page, from the lab's records. */
+    private void walkThroughSteps() {
+        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(60));
+        runStep(wait, "race");
+        assertThat(text("result-race"))
+                .containsPattern("racer-\\d \\(token \\d+\\) won; (racer-\\d, ){2}racer-\\d told busy")
+                .contains("granted one after another")
+                .contains("the store named it and nobody else");
+        runStep(wait, "dead-holder");
+        assertThat(text("result-dead-holder"))
+                .contains("died without releasing")
+                .containsPattern("\\d+ ms after the dead lease expired by the store's clock");
+        runStep(wait, "stale-release");
+        assertThat(text("result-stale-release"))
+                .contains("answered false: the store removed nothing")
+                .contains("still names lab-newer@browser");
+        runStep(wait, "renewal");
+        assertThat(text("result-renewal"))
+                .containsPattern("renewal moved its lease's end ([2-9]|\\d{2,}) time")
+                .contains("renewed up to its max hold time")
+                .contains("the job was told it lost the key");
+        for (String step : List.of("race", "dead-holder", "stale-release", "renewal")) {
+            assertThat(text("result-" + step, "class")).as(step).isEqualTo("outcome ok");
+        }
+        assertThat(text("need-a-lock"))
+                .contains("idempotency key")
+                .contains("compare-and-set on a version column")
+                .contains("single writer");
+    }
+
+    /** Presses a step's button and waits for its new result (a step's result changes with every run). */
+    private void runStep(WebDriverWait wait, String step) {
+        wait.until(page -> browser.findElement(By.id("step-" + step)).isEnabled());
+        String before = text("result-" + step);
+        browser.findElement(By.id("step-" + step)).click();
+        wait.until(page -> browser.findElement(By.id("step-" + step)).isEnabled()
+                && !text("result-" + step).isEmpty()
+                && !text("result-" + step).equals(before)
+                && !text("result-" + step).startsWith("running"));
     }
 
     /** The page says what "kill the store" does, why tokens skip numbers, and links to the lab's own lease. */
