@@ -297,7 +297,7 @@ public final class CheckerWorker {
      */
     private boolean takesSets() {
         return (mode == WorkerMode.CORRECT || mode == WorkerMode.UNFENCED)
-                && setCandidates().size() >= 3;
+                && setCandidates().size() >= 2;
     }
 
     /** The keys sets are drawn from: the exclusive keys, but the hot one while shared managers crowd it. */
@@ -306,7 +306,7 @@ public final class CheckerWorker {
     }
 
     /**
-     * One critical section on a set of 2 or 3 exclusive keys taken together ({@link LockManager#tryAcquireAll}):
+     * One critical section on a set of 2 or 3 exclusive keys (as many as there are, if fewer) taken together ({@link LockManager#tryAcquireAll}):
      * every lease of the set is claimed, written through and released like a single key's, so the analyzer checks
      * each key's grants, tokens and writes as it checks any other.
      */
@@ -314,7 +314,7 @@ public final class CheckerWorker {
             throws InterruptedException {
         List<String> candidates = new ArrayList<>(setCandidates());
         Collections.shuffle(candidates, random);
-        List<String> set = List.copyOf(candidates.subList(0, 2 + random.nextInt(2)));
+        List<String> set = List.copyOf(candidates.subList(0, Math.min(candidates.size(), 2 + random.nextInt(2))));
         Behaviour behaviour = choose(random, false, false); // never frozen: a set's holder keeps its manager
         LockOptions options = options(behaviour, random, LeaseMode.EXCLUSIVE, 1);
         count("set attempts");
