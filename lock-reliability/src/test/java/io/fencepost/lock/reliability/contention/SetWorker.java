@@ -97,6 +97,10 @@ public final class SetWorker {
                 problems.incrementAndGet();
                 System.out.println("PROBLEM " + Thread.currentThread().getName() + ": " + e.getMessage());
                 continue;
+            } catch (RuntimeException e) {
+                problems.incrementAndGet();
+                System.out.println("PROBLEM " + Thread.currentThread().getName() + " stopped: " + e);
+                return;
             }
             Duration took = Duration.ofNanos(System.nanoTime() - start);
             if (took.compareTo(wait.plus(SLACK)) > 0) {
@@ -108,7 +112,8 @@ public final class SetWorker {
                 busy.incrementAndGet();
                 continue;
             }
-            try (MultiLease held = acquired.get()) {
+            MultiLease held = acquired.get();
+            try {
                 if (random.nextBoolean()) {
                     Thread.sleep(random.nextInt(5));
                 }
@@ -119,7 +124,20 @@ public final class SetWorker {
                 sections.incrementAndGet();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+                held.close();
                 return;
+            }
+            try {
+                // Every lease of the set must still be ours: a release that finds one gone means another grant
+                // took the key from under us, which the store's history alone would show as a hand-over.
+                if (!held.release()) {
+                    problems.incrementAndGet();
+                    System.out.println("PROBLEM " + Thread.currentThread().getName() + ": the release of " + set
+                            + " found a lease of the set taken over");
+                }
+            } catch (LockStoreException e) {
+                problems.incrementAndGet();
+                System.out.println("PROBLEM " + Thread.currentThread().getName() + ": " + e.getMessage());
             }
         }
     }

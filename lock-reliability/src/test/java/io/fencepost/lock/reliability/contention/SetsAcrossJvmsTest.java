@@ -18,9 +18,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Sets of keys across processes: two JVMs of four threads each take random overlapping sets of 2 or 3 of 10 keys
  * together, in random orders, for a minute ({@code -Dfencepost.sets.seconds} changes that). No call outlasts its
- * wait time (no deadlock), and the store's own history, written by a trigger in each lock statement's transaction
- * with the database clock, shows every key held by at most one lease at a time and its tokens increasing in grant
- * order.
+ * wait time (no deadlock), every release finds all the leases of its set still its own (none was taken over), and
+ * the store's own history, written by a trigger in each lock statement's transaction with the database clock, shows
+ * every key held by at most one lease at a time and its tokens increasing in grant order.
  */
 @Tag("full")
 class SetsAcrossJvmsTest {
@@ -63,11 +63,13 @@ class SetsAcrossJvmsTest {
     /**
      * Each grant with the end of its lease by the store's clock (its removal or replacement, or its last confirmed
      * expiry if that came first), next to the grant of the same key before it: a grant that starts before the one
-     * before it ended, or whose token is not higher, is a violation.
+     * before it ended, or whose token is not higher, is a violation. A grant starts when its statement wrote the row
+     * (the trigger's clock), as the randomized checker counts it: a statement may read the clock for its lease before
+     * it waits for a release in flight to commit, so the lease's own {@code acquired_at} can precede that release.
      */
     private static final String VIOLATIONS_SQL = """
             WITH grants AS (
-                SELECT g.lock_key, g.fencing_token, g.acquired_at,
+                SELECT g.lock_key, g.fencing_token, g.at AS started_at,
                        least(coalesce((SELECT min(e.at) FROM set_history e
                                         WHERE e.op = 'end' AND e.lock_key = g.lock_key
                                           AND e.fencing_token = g.fencing_token), 'infinity'),
@@ -77,15 +79,15 @@ class SetsAcrossJvmsTest {
                   FROM set_history g
                  WHERE g.op = 'grant'
             ), ordered AS (
-                SELECT lock_key, fencing_token, acquired_at,
+                SELECT lock_key, fencing_token, started_at,
                        lag(ended_at) OVER w AS previous_end, lag(fencing_token) OVER w AS previous_token
                   FROM grants
-                WINDOW w AS (PARTITION BY lock_key ORDER BY acquired_at, fencing_token)
+                WINDOW w AS (PARTITION BY lock_key ORDER BY started_at, fencing_token)
             )
-            SELECT lock_key || ': token ' || fencing_token || ' granted at ' || acquired_at
+            SELECT lock_key || ': token ' || fencing_token || ' granted at ' || started_at
                    || ' after token ' || previous_token || ' that ended at ' || previous_end
               FROM ordered
-             WHERE acquired_at < previous_end OR fencing_token <= previous_token
+             WHERE started_at < previous_end OR fencing_token <= previous_token
              LIMIT 20
             """;
 
