@@ -19,7 +19,11 @@ import java.lang.annotation.Target;
 @Documented
 public @interface DistributedLock {
 
-    /** SpEL expression for the key; literals are quoted: {@code "'nightly-report'"}. */
+    /**
+     * SpEL expression for the key; literals are quoted: {@code "'nightly-report'"}. An expression that yields a
+     * {@code Collection} or an array takes all its keys together, all or none ({@link LockManager#acquireAll}):
+     * {@code "{'acct:' + #from, 'acct:' + #to}"}.
+     */
     String key();
 
     /** Lease time such as {@code "30s"}, {@code "PT1M"} or {@code "500ms"}; empty = configured default. */

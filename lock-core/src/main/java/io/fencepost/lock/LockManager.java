@@ -1,5 +1,6 @@
 package io.fencepost.lock;
 
+import java.util.Collection;
 import java.util.Optional;
 
 /**
@@ -37,6 +38,26 @@ public interface LockManager {
             throw new LockedWorkException(key, e);
         }
     }
+
+    /**
+     * Acquires exclusive leases on all of {@code keys} at once, or none of them, waiting up to
+     * {@link LockOptions#waitTime()}: while it waits it holds none of them, so two callers whose sets overlap never
+     * deadlock. Each key gets its own lease and fencing token; at most {@link
+     * io.fencepost.lock.spi.StoreLimits#MAX_KEYS_PER_SET} keys. Shared leases, permits and fair mode are not offered
+     * for sets, and a key the calling thread already holds through this manager is refused (unless the options are
+     * not reentrant: it is then busy like any other holder's key).
+     *
+     * @throws LockNotAcquiredException when some key of the set stayed held by someone else for the whole wait
+     * @throws LockStoreException when the store could not be reached or failed (acquire fails closed)
+     * @throws IllegalArgumentException for an empty set, a null, invalid or repeated key, more keys than the limit, or
+     *     options asking for shared leases, permits or fair mode, before the store is asked
+     * @throws IllegalStateException when the calling thread already holds a key of the set through this manager
+     * @throws UnsupportedOperationException when the manager's store cannot take several keys in one step
+     */
+    MultiLease acquireAll(Collection<String> keys, LockOptions options);
+
+    /** Like {@link #acquireAll}, but returns empty instead of throwing {@link LockNotAcquiredException}. */
+    Optional<MultiLease> tryAcquireAll(Collection<String> keys, LockOptions options);
 
     /** The store's view of {@code key}: the live lease on it, if any. Never includes an owner token. */
     Optional<LeaseInfo> inspect(String key);

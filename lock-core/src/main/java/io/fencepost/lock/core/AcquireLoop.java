@@ -151,7 +151,8 @@ final class AcquireLoop {
         }
     }
 
-    private static LockStoreException storeFailure(AcquireCall call, RuntimeException e) {
+    /** A store call's failure as the acquisition reports it; a caller's mistake found by the store is rethrown. */
+    static LockStoreException storeFailure(AcquireCall call, RuntimeException e) {
         if (e instanceof IllegalStateException mistake) {
             // The store found a mistake of the caller's (callers of a key that disagree on its permits): no retry
             // can mend it, and it is no store failure.
@@ -162,13 +163,14 @@ final class AcquireLoop {
                 : new LockStoreException("could not acquire lock '" + call.key() + "': the lock store failed: " + e, e);
     }
 
-    private LockStoreException reported(AcquireCall call, LockStoreException failure) {
+    /** Tells the listener that {@code call} failed with {@code failure}, and returns it to throw. */
+    LockStoreException reported(AcquireCall call, LockStoreException failure) {
         events.acquireFailed(call, failure);
         return failure;
     }
 
     /** Exponential backoff with full jitter between the minimum and maximum backoff. */
-    private long backoff(int attempt) {
+    long backoff(int attempt) {
         long ceiling = minBackoffNanos << Math.min(attempt, 20);
         if (ceiling <= 0 || ceiling > maxBackoffNanos) {
             ceiling = maxBackoffNanos;

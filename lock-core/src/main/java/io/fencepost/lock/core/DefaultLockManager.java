@@ -7,14 +7,17 @@ import io.fencepost.lock.LockAdmin;
 import io.fencepost.lock.LockManager;
 import io.fencepost.lock.LockNotAcquiredException;
 import io.fencepost.lock.LockOptions;
+import io.fencepost.lock.MultiLease;
 import io.fencepost.lock.internal.LogSafe;
 import io.fencepost.lock.spi.LeaseHandOver;
 import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.LockQueue;
+import io.fencepost.lock.spi.MultiKeyAcquire;
 import io.fencepost.lock.spi.StoreLimits;
 import io.fencepost.lock.spi.StoreSweeper;
 import io.fencepost.lock.spi.WaiterRelay;
 import java.lang.System.Logger.Level;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -25,8 +28,8 @@ import java.util.Optional;
  *
  * <p>It finds the store's optional abilities once, here: {@link LeaseHandOver} (a release hands the lease to a
  * waiting thread of this manager) and {@link WaiterRelay} (a release hands the lease to the oldest registered waiter
- * of any client; fair mode needs it). A {@link StoreSweeper}, of the store or given by a store's own manager, runs on
- * a background thread of the manager.
+ * of any client; fair mode needs it) and {@link MultiKeyAcquire} (several keys in one step; sets of keys need it).
+ * A {@link StoreSweeper}, of the store or given by a store's own manager, runs on a background thread of the manager.
  */
 public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable {
 
@@ -57,6 +60,8 @@ public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable
 
     /** Null when nothing sweeps the store. */
     private final SweepLoop sweeps;
+
+    private final SetAcquirer setAcquirer;
 
     /**
      * An engine over {@code store} with {@code settings}, for managers that bring a store of their own; the store's
@@ -89,6 +94,8 @@ public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable
                 new LineAcquirer(store, holderName, lines, held, releases, grants, loop, registrations, places);
         this.fairAcquirer = relay != null ? new FairAcquirer(store, registrations, places, holderName, loop) : null;
         this.sweeps = sweeper != null ? new SweepLoop(sweeper, settings.listener()) : null;
+        this.setAcquirer = new SetAcquirer(
+                store, store instanceof MultiKeyAcquire ability ? ability : null, holderName, held, grants, loop);
     }
 
     /** A builder for an engine over {@code store}. */
@@ -135,6 +142,16 @@ public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable
                     + " and in-memory do)");
         }
         return fairAcquirer.acquire(call);
+    }
+
+    @Override
+    public MultiLease acquireAll(Collection<String> keys, LockOptions options) {
+        return setAcquirer.acquire(keys, options, true).orElseThrow();
+    }
+
+    @Override
+    public Optional<MultiLease> tryAcquireAll(Collection<String> keys, LockOptions options) {
+        return setAcquirer.acquire(keys, options, false);
     }
 
     @Override

@@ -35,6 +35,16 @@ final class HeldLeases {
         return Optional.empty();
     }
 
+    /** Whether the calling thread holds a live lease on {@code key} through this manager. */
+    boolean heldByCurrentThread(String key) {
+        for (HeldLease mine : on(key)) {
+            if (mine.ownerThread == Thread.currentThread() && mine.isHeld()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     void add(HeldLease lease) {
         byKey.computeIfAbsent(lease.key, k -> new CopyOnWriteArrayList<>()).add(lease);
     }

@@ -17,7 +17,8 @@ import java.util.Optional;
  * <p>Abilities beyond these are separate interfaces that a store may also implement, and that the engine finds once
  * when it is built: {@link LeaseHandOver} (a release hands the lease to a waiter of the same client) and
  * {@link WaiterRelay} (a release hands the lease to the oldest registered waiter of any client; fair mode, which
- * serves waiters in arrival order, needs it). The contract suite in {@code lock-test-support} checks every
+ * serves waiters in arrival order, needs it) and {@link MultiKeyAcquire} (several keys in one atomic step, which sets
+ * of keys need). The contract suite in {@code lock-test-support} checks every
  * store against this contract.
  */
 public interface LeaseStore {

@@ -2,6 +2,11 @@ package io.fencepost.lock.spi;
 
 import io.fencepost.lock.LeaseMode;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * What every store can hold, checked in one place for the engine and for stores alike: keys of at most
@@ -15,6 +20,13 @@ public final class StoreLimits {
 
     /** Longest holder name, in characters (Unicode code points); longer names are cut. */
     public static final int MAX_HOLDER_LENGTH = 255;
+
+    /**
+     * Most keys in one set taken together ({@code LockManager.acquireAll}): enough for any transfer or batch that locks
+     * its rows together, few enough that one statement takes them quickly and that a set does not lock out half the
+     * keys of an application.
+     */
+    public static final int MAX_KEYS_PER_SET = 64;
 
     /**
      * How long a waiting exclusive request keeps new shared leases of its key from being granted, from its latest
@@ -61,6 +73,40 @@ public final class StoreLimits {
             }
         }
         return key;
+    }
+
+    /**
+     * Returns {@code keys} as a list in their given order, when they can be taken together: at least one, at most
+     * {@value #MAX_KEYS_PER_SET}, each a valid key, none repeated.
+     *
+     * @throws IllegalArgumentException naming what is wrong with the set and what to do
+     */
+    public static List<String> requireValidKeySet(Collection<String> keys) {
+        if (keys == null) {
+            throw new IllegalArgumentException("the set of lock keys must not be null: pass the keys to take together");
+        }
+        if (keys.isEmpty()) {
+            throw new IllegalArgumentException("the set of lock keys must not be empty: pass at least one key");
+        }
+        if (keys.size() > MAX_KEYS_PER_SET) {
+            throw new IllegalArgumentException("a set of lock keys may have at most " + MAX_KEYS_PER_SET + " keys, was "
+                    + keys.size() + ": lock a coarser resource, or take the keys in several sets");
+        }
+        List<String> ordered = new ArrayList<>(keys.size());
+        Set<String> seen = new HashSet<>();
+        for (String key : keys) {
+            if (key == null) {
+                throw new IllegalArgumentException("lock key number " + (ordered.size() + 1)
+                        + " of the set is null: every key of a set must be a valid key");
+            }
+            requireValidKey(key);
+            if (!seen.add(key)) {
+                throw new IllegalArgumentException(
+                        "lock key '" + key + "' appears more than once in the set: pass each key once");
+            }
+            ordered.add(key);
+        }
+        return List.copyOf(ordered);
     }
 
     /**

@@ -10,6 +10,9 @@ import io.fencepost.lock.spi.HandOverRequest;
 import io.fencepost.lock.spi.LeaseHandOver;
 import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.LockQueue;
+import io.fencepost.lock.spi.MultiAcquireRequest;
+import io.fencepost.lock.spi.MultiAcquireResult;
+import io.fencepost.lock.spi.MultiKeyAcquire;
 import io.fencepost.lock.spi.Registration;
 import io.fencepost.lock.spi.ReleaseRequest;
 import io.fencepost.lock.spi.RenewRequest;
@@ -35,9 +38,11 @@ import javax.sql.DataSource;
  * The {@link LeaseStore} on PostgreSQL: one statement per call (see {@link PostgresStatements}), each in its own
  * autocommit transaction, with expiry decided by the database clock. It hands leases over locally
  * ({@link LeaseHandOver}) and across clients to registered waiters ({@link WaiterRelay}, in
- * {@link PostgresWaiterRelay}; fair mode uses them in turn) and wakes waiters by {@code LISTEN}/{@code NOTIFY}.
+ * {@link PostgresWaiterRelay}; fair mode uses them in turn), takes sets of keys in one statement
+ * ({@link MultiKeyAcquire}, in {@link PostgresMultiKeyAcquire}) and wakes waiters by {@code LISTEN}/{@code NOTIFY}.
  */
-public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, WaiterRelay, LockQueue, AutoCloseable {
+public final class PostgresLeaseStore
+        implements LeaseStore, LeaseHandOver, WaiterRelay, LockQueue, MultiKeyAcquire, AutoCloseable {
 
     /** How many places in the server's lock queues a store holds at most when nothing else is configured. */
     public static final int DEFAULT_QUEUE_SESSIONS = 4;
@@ -56,6 +61,8 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Wait
     private final PostgresWaiterRelay relay;
 
     private final PostgresLockQueue queue;
+
+    private final PostgresMultiKeyAcquire sets;
 
     /** Keys whose release found the lease waited for a moment ago; see {@link #release}. */
     private final RecentKeys waitedForKeys = RecentKeys.ofLastSecond();
@@ -96,6 +103,7 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Wait
         this.queue = new PostgresLockQueue(
                 dataSource, this.tableName, statementTimeout, queueSessions, statements, this::release);
         this.relay = new PostgresWaiterRelay(runner, queue, statements, listener, tag);
+        this.sets = new PostgresMultiKeyAcquire(runner, statements);
     }
 
     /** What the start-up check found: whether the pool's connections share server sessions between transactions. */
@@ -145,6 +153,11 @@ public final class PostgresLeaseStore implements LeaseStore, LeaseHandOver, Wait
                                 connection, statement, c -> parameters, LeaseRowMapper.acquireResult(request)))
                 .orElseGet(() ->
                         runner.run(action, secrets, statement, parameters, LeaseRowMapper.acquireResult(request)));
+    }
+
+    @Override
+    public MultiAcquireResult acquireAll(MultiAcquireRequest request) {
+        return sets.acquireAll(request);
     }
 
     @Override

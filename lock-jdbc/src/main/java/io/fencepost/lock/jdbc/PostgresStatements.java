@@ -5,7 +5,7 @@ import java.util.Map;
 
 /**
  * Every lock statement of the PostgreSQL store, in one place (those of shared leases and permits are templates in
- * {@link SharedLeaseStatements}): each runs in its own autocommit transaction (but {@link #HOLD_UNTIL_COMMIT}, which
+ * {@link SharedLeaseStatements}, that of sets of keys in {@link MultiKeyStatements}): each runs in its own autocommit transaction (but {@link #HOLD_UNTIL_COMMIT}, which
  * runs in the caller's) and decides by the database clock ({@code clock_timestamp()}). Slots in braces are filled
  * once per lock table: the shared fragments first, then the validated, quoted names ({@code {table}}, {@code {sequence}}, {@code {queue}}),
  * the NOTIFY channel and the advisory lock class id. Everything else is a named bind parameter ({@code :key}).
@@ -366,6 +366,8 @@ final class PostgresStatements {
 
     final NamedStatement withdraw;
 
+    final NamedStatement acquireAll;
+
     /** The statements of the lock table {@code table}. */
     PostgresStatements(TableName table) {
         Map<String, String> slots = new LinkedHashMap<>();
@@ -379,6 +381,7 @@ final class PostgresStatements {
         slots.put("{joins}", SharedLeaseStatements.JOINS);
         slots.put("{takes_over}", SharedLeaseStatements.TAKES_OVER);
         slots.put("{entry_expires}", SharedLeaseStatements.ENTRY_EXPIRES);
+        slots.put("{partial_set_mark}", MultiKeyStatements.PARTIAL_SET_MARK);
         slots.put("{table}", table.quotedTable());
         slots.put("{sequence}", table.quotedSequence());
         slots.put("{queue}", table.quotedQueueTable());
@@ -401,6 +404,7 @@ final class PostgresStatements {
         this.holdUntilCommit = resolve(HOLD_UNTIL_COMMIT, slots);
         this.acquireOrRegister = resolve(WaiterRelayStatements.ACQUIRE_OR_REGISTER, slots);
         this.withdraw = resolve(WaiterRelayStatements.WITHDRAW, slots);
+        this.acquireAll = resolve(MultiKeyStatements.ACQUIRE_ALL, slots);
     }
 
     /** Fills the slots in order (fragments first, so that their own slots are filled too) and parses the names. */

@@ -10,6 +10,9 @@ import io.fencepost.lock.spi.LeaseHandOver;
 import io.fencepost.lock.spi.LeaseStore;
 import io.fencepost.lock.spi.LockListener;
 import io.fencepost.lock.spi.LockQueue;
+import io.fencepost.lock.spi.MultiAcquireRequest;
+import io.fencepost.lock.spi.MultiAcquireResult;
+import io.fencepost.lock.spi.MultiKeyAcquire;
 import io.fencepost.lock.spi.Registration;
 import io.fencepost.lock.spi.ReleaseRequest;
 import io.fencepost.lock.spi.RenewRequest;
@@ -39,7 +42,7 @@ import java.util.function.Consumer;
 
 /**
  * A {@link LeaseStore} in this JVM's memory, for users' unit tests and examples. It honours the whole store
- * contract, shared leases, permits, hand-over and waiter registrations (so fair mode) included, with its
+ * contract, shared leases, permits, hand-over, waiter registrations (so fair mode) and sets of keys included, with its
  * {@link Clock} as the store clock (inject {@link MutableClock} to move time by hand), and waiting in turn in the
  * store's own queue ({@link LockQueue}), as on PostgreSQL. It gives no protection across processes.
  *
@@ -50,7 +53,8 @@ import java.util.function.Consumer;
  * of them in the same step; an acquire of an expired key does not (the registered waiters' own attempts take it, in
  * turn in fair mode). The waiter is told on a thread of the store's own, never under the store's lock.
  */
-public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, WaiterRelay, LockQueue, StoreSweeper {
+public final class InMemoryLeaseStore
+        implements LeaseStore, LeaseHandOver, WaiterRelay, LockQueue, MultiKeyAcquire, StoreSweeper {
 
     /** How often a manager over this store sweeps it, as the PostgreSQL store does by default. */
     static final Duration SWEEP_INTERVAL = Duration.ofMinutes(1);
@@ -86,6 +90,9 @@ public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, Wait
      * Fencing tokens and the places of registrations come from this one counter, as from one sequence in PostgreSQL.
      */
     private long lastToken;
+
+    /** The fencing token of every grant, by key, oldest first: what {@link #grantHistory} answers. */
+    private final Map<String, List<Long>> history = new HashMap<>();
 
     /** A store on the system clock. */
     public InMemoryLeaseStore() {
@@ -181,11 +188,60 @@ public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, Wait
         }
     }
 
+    /**
+     * Grants every key of the set under the store's lock, or none: a key with a live lease of any kind makes the set
+     * busy. Tokens are drawn in key order, as PostgreSQL draws them.
+     */
+    @Override
+    public MultiAcquireResult acquireAll(MultiAcquireRequest request) {
+        lock.lock();
+        try {
+            Instant now = clock.instant();
+            for (AcquireRequest one : request.requests()) {
+                Key key = keys.get(one.key());
+                List<Holder> live = key == null ? List.of() : key.live(now);
+                if (!live.isEmpty()) {
+                    return MultiAcquireResult.Busy.held(one.key(), Duration.between(now, freesAt(key, live)));
+                }
+            }
+            Map<String, AcquireResult.Granted> byKey = new HashMap<>();
+            request.requests().stream()
+                    .sorted(Comparator.comparing(AcquireRequest::key))
+                    .forEach(one -> {
+                        Key key = new Key(LeaseMode.EXCLUSIVE, 1);
+                        keys.put(one.key(), key);
+                        byKey.put(one.key(), grant(key, one, now));
+                    });
+            return new MultiAcquireResult.Granted(
+                    request.requests().stream().map(one -> byKey.get(one.key())).toList());
+        } finally {
+            lock.unlock();
+        }
+    }
+
     private AcquireResult.Granted grant(Key key, AcquireRequest request, Instant now) {
         Holder holder =
                 new Holder(request.ownerToken(), request.holder(), ++lastToken, now, now.plus(request.leaseTime()));
         key.holders.add(holder);
+        recordGrant(request.key(), holder);
         return new AcquireResult.Granted(holder.token(), holder.acquiredAt(), holder.expiresAt());
+    }
+
+    private void recordGrant(String key, Holder holder) {
+        history.computeIfAbsent(key, k -> new ArrayList<>()).add(holder.token());
+    }
+
+    /**
+     * The fencing tokens of every grant of {@code key} this store has made, oldest first, held or not any more: for
+     * tests that check that a key was never held, even for a moment.
+     */
+    public List<Long> grantHistory(String key) {
+        lock.lock();
+        try {
+            return List.copyOf(history.getOrDefault(key, List.of()));
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** When the key can next be granted to somebody: the earliest end of a permit, else the end of the last lease. */
@@ -241,6 +297,7 @@ public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, Wait
             }
             Holder next = new Holder(to.ownerToken(), to.holder(), ++lastToken, now, now.plus(to.leaseTime()));
             key.replace(owned.get(), next);
+            recordGrant(to.key(), next);
             // The waiter's registration, if it made one, must not be handed the lease again by a later release.
             registrations.removeOwner(to.key(), to.ownerToken());
             // This store wakes every subscriber on every release, so it never needs to note who waits.
@@ -269,7 +326,7 @@ public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, Wait
                     ? registrations.takeOldest(request.key(), request.ownerToken(), now)
                     : Optional.empty();
             if (next.isPresent()) {
-                delivery = handTo(key, holder, next.get(), now);
+                delivery = handTo(request.key(), key, holder, next.get(), now);
             } else if (!request.keepsMinimumHold() || !removed) {
                 key.holders.remove(holder);
             } else {
@@ -301,9 +358,10 @@ public final class InMemoryLeaseStore implements LeaseStore, LeaseHandOver, Wait
      * The released lease {@code released} becomes {@code waiter}'s, as if it had acquired the key right now: its owner
      * token and holder, a new fencing token, a fresh lease of its lease time. The key is never free in between.
      */
-    private Delivery handTo(Key key, Holder released, Registrations.Waiter waiter, Instant now) {
+    private Delivery handTo(String name, Key key, Holder released, Registrations.Waiter waiter, Instant now) {
         Holder next = new Holder(waiter.ownerToken(), waiter.holder(), ++lastToken, now, now.plus(waiter.leaseTime()));
         key.replace(released, next);
+        recordGrant(name, next);
         return new Delivery(
                 waiter.id(),
                 waiter.ownerToken(),

@@ -4,10 +4,12 @@ import io.fencepost.lock.FencingTokenRejectedException;
 import io.fencepost.lock.Lease;
 import io.fencepost.lock.LockManager;
 import io.fencepost.lock.LockOptions;
+import io.fencepost.lock.MultiLease;
 import io.fencepost.lock.jdbc.JdbcLeaseGuard;
 import io.fencepost.sample.SampleProperties;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.annotation.Value;
@@ -17,13 +19,14 @@ import org.springframework.stereotype.Service;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Moves money between two accounts under a lock on each: {@code account:<id>}, taken in one global order.
+ * Moves money between two accounts under a lock on each: {@code account:<id>}, both taken together.
  *
- * <p>Why both, and why ordered: a transfer reads and rewrites two balances, so it must exclude every other
- * transfer touching either account. Taking the two locks in the order the request names them would let
- * alice→bob hold {@code account:alice} while bob→alice holds {@code account:bob}, each waiting for the other
- * until its wait time runs out. Taking them sorted by account id makes every transfer queue on the same first
- * key, so no two can wait for each other.
+ * <p>Why both, and why together: a transfer reads and rewrites two balances, so it must exclude every other
+ * transfer touching either account. Taking the two locks one after the other in the order the request names them
+ * would let alice→bob hold {@code account:alice} while bob→alice holds {@code account:bob}, each waiting for the
+ * other until its wait time runs out. {@link LockManager#acquireAll} takes both in one step of the store, all or
+ * none, and holds neither while it waits for the other, so no two transfers can wait for each other, whatever
+ * order they name the accounts in; on PostgreSQL it is one statement and one durable commit, not two.
  *
  * <p>Locks come first, then the transaction, and the locks are released only after it commits: the next holder
  * then reads this one's balances. Right before the commit, {@link JdbcLeaseGuard} binds the transaction to both
@@ -94,15 +97,12 @@ public class TransferService {
             throw new TransferRejectedException(
                     HttpStatus.BAD_REQUEST, "the amount must be positive, was " + amountCents + " cents");
         }
-        String first = from.compareTo(to) < 0 ? from : to;
-        String second = first.equals(from) ? to : from;
-        try (Lease firstLease = locks.acquire(key(first), lockOptions);
-                Lease secondLease = locks.acquire(key(second), lockOptions)) {
-            Map<String, Lease> leases = Map.of(first, firstLease, second, secondLease);
+        try (MultiLease both = locks.acquireAll(List.of(key(from), key(to)), lockOptions)) {
+            Map<String, Lease> leases = Map.of(from, both.lease(key(from)), to, both.lease(key(to)));
             return transaction.execute(status -> {
                 Transfer booked = book(from, to, amountCents, leases);
                 if (fenceTransaction) {
-                    holdUntilCommit(firstLease, secondLease);
+                    holdUntilCommit(both);
                 }
                 return booked;
             });
@@ -126,11 +126,12 @@ public class TransferService {
     }
 
     /** The last statements of the transaction: it commits only while both leases are held. */
-    private void holdUntilCommit(Lease first, Lease second) {
+    private void holdUntilCommit(MultiLease both) {
         Connection connection = DataSourceUtils.getConnection(dataSource); // the transaction's own
         try {
-            guard.holdUntilCommit(connection, first);
-            guard.holdUntilCommit(connection, second);
+            for (Lease lease : both.leases()) {
+                guard.holdUntilCommit(connection, lease);
+            }
         } catch (SQLException e) {
             throw new IllegalStateException("could not bind the transfer to its leases: " + e.getMessage(), e);
         } finally {

@@ -8,6 +8,7 @@ import io.fencepost.lock.LeaseMode;
 import io.fencepost.lock.LockManager;
 import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.LockStoreException;
+import io.fencepost.lock.MultiLease;
 import io.fencepost.lock.core.DefaultLockManager;
 import io.fencepost.lock.jdbc.JdbcFencingGuard;
 import io.fencepost.lock.jdbc.PostgresLeaseStore;
@@ -23,6 +24,7 @@ import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -65,6 +67,9 @@ public final class CheckerWorker {
     private final String process;
 
     private final WorkerMode mode;
+
+    /** How many of an exclusive thread's sections take a set of keys together rather than one key. */
+    private static final double SET_SHARE = 0.2;
 
     private final Duration leaseTime;
 
@@ -210,6 +215,10 @@ public final class CheckerWorker {
         DatabaseClock clock = new DatabaseClock(args.get("historyUrl") + "&ApplicationName=checker-clock-" + process
                 + "&connectTimeout=2&socketTimeout=5");
         while (System.currentTimeMillis() < endAtMillis) {
+            if (plans == null && shared == null && takesSets() && random.nextDouble() < SET_SHARE) {
+                setTurn(thread, random, manager, clock);
+                continue;
+            }
             String key;
             Behaviour behaviour;
             LeaseMode leaseMode = LeaseMode.EXCLUSIVE;
@@ -280,6 +289,66 @@ public final class CheckerWorker {
             close(manager);
         }
         clock.close();
+    }
+
+    /**
+     * Whether this run's managers take sets of keys: the real store does; the broken stores wrap only its single-key
+     * calls, so their runs keep to single keys.
+     */
+    private boolean takesSets() {
+        return (mode == WorkerMode.CORRECT || mode == WorkerMode.UNFENCED)
+                && setCandidates().size() >= 2;
+    }
+
+    /** The keys sets are drawn from: the exclusive keys, but the hot one while shared managers crowd it. */
+    private List<String> setCandidates() {
+        return hotTraffic() ? keys.subList(1, keys.size()) : keys;
+    }
+
+    /**
+     * One critical section on a set of 2 or 3 exclusive keys (as many as there are, if fewer) taken together ({@link LockManager#tryAcquireAll}):
+     * every lease of the set is claimed, written through and released like a single key's, so the analyzer checks
+     * each key's grants, tokens and writes as it checks any other.
+     */
+    private void setTurn(String thread, Random random, LockManager manager, DatabaseClock clock)
+            throws InterruptedException {
+        List<String> candidates = new ArrayList<>(setCandidates());
+        Collections.shuffle(candidates, random);
+        List<String> set = List.copyOf(candidates.subList(0, Math.min(candidates.size(), 2 + random.nextInt(2))));
+        Behaviour behaviour = choose(random, false, false); // never frozen: a set's holder keeps its manager
+        LockOptions options = options(behaviour, random, LeaseMode.EXCLUSIVE, 1);
+        count("set attempts");
+        Optional<MultiLease> acquired;
+        try {
+            acquired = manager.tryAcquireAll(set, options);
+        } catch (LockStoreException e) {
+            count("set failed (store)");
+            Thread.sleep(20 + random.nextInt(200));
+            return;
+        }
+        if (acquired.isEmpty()) {
+            count("set not acquired (busy)");
+            return;
+        }
+        count("sets acquired");
+        List<Lease> leases = acquired.get().leases();
+        List<ClientGrant> grants = new ArrayList<>();
+        for (Lease lease : leases) {
+            grants.add(sink.claim(lease, thread, behaviour, LeaseMode.EXCLUSIVE, leaseTime));
+        }
+        if (behaviour == Behaviour.LONG_RENEWED) {
+            Thread.sleep(scaled(random, 1.0, 3.0));
+        } else if (behaviour == Behaviour.NO_RENEW) {
+            Thread.sleep(scaled(random, 0.5, 1.5));
+        }
+        if (behaviour != Behaviour.ZERO_HOLD) {
+            for (int i = 0; i < leases.size(); i++) {
+                write(leases.get(i), grants.get(i), thread);
+            }
+        }
+        for (int i = 0; i < leases.size(); i++) {
+            release(leases.get(i), grants.get(i), clock);
+        }
     }
 
     /**

@@ -5,6 +5,7 @@ import io.fencepost.lock.LockContext;
 import io.fencepost.lock.LockManager;
 import io.fencepost.lock.LockNotAcquiredException;
 import io.fencepost.lock.LockOptions;
+import io.fencepost.lock.MultiLease;
 import io.fencepost.lock.OnLocked;
 import io.fencepost.lock.internal.Durations;
 import io.fencepost.lock.internal.LogSafe;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -27,7 +29,8 @@ import org.springframework.expression.BeanResolver;
 /**
  * Runs a {@code @DistributedLock} method under a lease on its key: acquires before the call, makes the lease
  * {@link LockContext#current() current} while the method runs, and releases it when the method returns or throws,
- * or, for a method returning a {@link CompletionStage}, when that stage completes.
+ * or, for a method returning a {@link CompletionStage}, when that stage completes. A key expression that yields a
+ * collection or an array takes all its keys together ({@link LockManager#acquireAll}), with every lease current.
  *
  * <p>With an {@link ObservationRegistry}, the acquisition and the hold are Micrometer observations
  * ({@value #ACQUIRE_OBSERVATION} and {@value #HOLD_OBSERVATION}, low-cardinality key values {@code name} and
@@ -138,7 +141,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
         if (lock == null) {
             return invocation.proceed();
         }
-        String key = lock.key()
+        LockKeyExpression.Keys keys = lock.key()
                 .evaluate(
                         invocation.getArguments(),
                         target,
@@ -153,7 +156,16 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
             throw new NoLockManagerException(List.of(lock.method()));
         }
         ObservationRegistry registry = observationRegistry();
-        Lease lease = observedAcquire(lock, manager, key, options, registry);
+        if (keys.set()) {
+            return invokeWithSet(invocation, lock, keys.keys(), manager, options, registry, targetClass);
+        }
+        String key = keys.keys().get(0);
+        Lease lease = observedAcquire(
+                lock,
+                key,
+                registry,
+                () -> acquire(manager, key, options, lock.onLocked() == OnLocked.SKIP),
+                Lease::close);
         if (lease == null) {
             if (logger.isDebugEnabled()) {
                 logger.debug("Skipped " + lock.method() + ": lock '" + LogSafe.text(key) + "' is held elsewhere");
@@ -206,18 +218,118 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
         }
     }
 
-    /** Acquires the call's lease inside its observation. */
+    /**
+     * Runs the method under a set of keys taken together ({@link LockManager#acquireAll}): every lease of the set is
+     * current while it runs ({@link LockContext#current(String)} finds each), a fenced transaction is bound to every
+     * one of them, and the set is released when the method returns or throws.
+     */
+    @SuppressWarnings("try") // the scope makes the observation current; nothing reads it
+    private Object invokeWithSet(
+            MethodInvocation invocation,
+            LockDefinition lock,
+            List<String> keys,
+            LockManager manager,
+            LockOptions options,
+            ObservationRegistry registry,
+            Class<?> targetClass)
+            throws Throwable {
+        if (lock.returnsFuture()) {
+            throw new IllegalArgumentException("@DistributedLock on " + lock.method() + ": its key expression yielded"
+                    + " a set of keys " + keys + ", which is not offered for a method returning a CompletionStage;"
+                    + " the method was not run (lock one key, or lock the set in a method that does not return a"
+                    + " future)");
+        }
+        String described = keys.toString();
+        MultiLease set = observedAcquire(
+                lock,
+                described,
+                registry,
+                () -> lock.onLocked() == OnLocked.SKIP
+                        ? manager.tryAcquireAll(keys, options).orElse(null)
+                        : manager.acquireAll(keys, options),
+                MultiLease::close);
+        if (set == null) {
+            if (logger.isDebugEnabled()) {
+                logger.debug("Skipped " + lock.method() + ": a lock of the set " + LogSafe.text(described)
+                        + " is held elsewhere");
+            }
+            return lock.skipValue();
+        }
+        TransactionFence fence = lock.fenceTransaction() ? transactionFence() : null;
+        if (lock.fenceTransaction() && fence == null) {
+            set.close();
+            throw new InvalidDistributedLockException(lock.method(), TransactionFenceChecks.NO_FENCE, null);
+        }
+        Observation holding;
+        LossInterrupt interrupt;
+        try {
+            holding = Observation.createNotStarted(HOLD_OBSERVATION, registry)
+                    .contextualName("hold " + lock.name())
+                    .lowCardinalityKeyValue("name", lock.name())
+                    .highCardinalityKeyValue("key", described)
+                    .highCardinalityKeyValue(
+                            "fencing.token",
+                            set.leases().stream()
+                                    .map(lease -> Long.toString(lease.fencingToken()))
+                                    .toList()
+                                    .toString())
+                    .start();
+            interrupt = lock.interruptOnLoss() ? LossInterrupt.register(set.leases(), lock.method()) : null;
+        } catch (RuntimeException | Error e) {
+            set.close(); // a failing observation handler must not leave the keys locked
+            throw e;
+        }
+        boolean lost = false;
+        try (Observation.Scope scope = holding.openScope()) {
+            try {
+                return fence == null
+                        ? proceedInsideAll(set.leases(), 0, invocation)
+                        : fence.run(
+                                set.leases(),
+                                lock.method(),
+                                invocation.getMethod(),
+                                targetClass,
+                                () -> proceedInsideAll(set.leases(), 0, invocation));
+            } finally {
+                if (interrupt != null) {
+                    interrupt.methodEnded();
+                }
+            }
+        } catch (Throwable failure) {
+            holding.error(failure);
+            throw failure;
+        } finally {
+            lost = !set.isHeld();
+            try {
+                set.close();
+            } finally {
+                holding.lowCardinalityKeyValue("result", lost ? "lost" : "released");
+                holding.stop();
+            }
+        }
+    }
+
+    /** Proceeds with every lease of a set current, from {@code index} on: the last one innermost. */
+    private static Object proceedInsideAll(List<Lease> leases, int index, MethodInvocation invocation)
+            throws Exception {
+        if (index == leases.size() - 1) {
+            return AbstractLeaseAdvisor.proceedInside(leases.get(index), invocation);
+        }
+        return LockContext.callWith(leases.get(index), held -> proceedInsideAll(leases, index + 1, invocation));
+    }
+
+    /** Acquires the call's lease (or set of leases) inside its observation; null when skipped. */
     @SuppressWarnings("try")
-    private Lease observedAcquire(
-            LockDefinition lock, LockManager manager, String key, LockOptions options, ObservationRegistry registry) {
+    private static <T> T observedAcquire(
+            LockDefinition lock, String key, ObservationRegistry registry, Supplier<T> acquisition, Consumer<T> close) {
         Observation observation = Observation.createNotStarted(ACQUIRE_OBSERVATION, registry)
                 .contextualName("acquire " + lock.name())
                 .lowCardinalityKeyValue("name", lock.name())
                 .highCardinalityKeyValue("key", key)
                 .start();
-        Lease lease = null;
+        T lease = null;
         try (Observation.Scope scope = observation.openScope()) {
-            lease = acquire(manager, key, options, lock.onLocked() == OnLocked.SKIP);
+            lease = acquisition.get();
             observation.lowCardinalityKeyValue("result", lease != null ? "acquired" : "skipped");
         } catch (LockNotAcquiredException e) {
             observation.lowCardinalityKeyValue("result", "not-acquired");
@@ -234,7 +346,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
             observation.stop();
         } catch (RuntimeException | Error e) {
             if (lease != null) {
-                lease.close(); // a failing observation handler must not leave the key locked
+                close.accept(lease); // a failing observation handler must not leave the key locked
             }
             throw e;
         }

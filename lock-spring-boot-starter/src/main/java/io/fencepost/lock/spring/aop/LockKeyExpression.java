@@ -1,6 +1,10 @@
 package io.fencepost.lock.spring.aop;
 
+import java.lang.reflect.Array;
 import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.BeanResolver;
@@ -18,11 +22,21 @@ import org.springframework.expression.Expression;
 record LockKeyExpression(String method, Method specificMethod, String source, Expression expression) {
 
     /**
-     * Evaluates the key for one call.
+     * The keys of one call: one key, or a set of keys taken together when the expression yields a collection or an
+     * array.
      *
-     * @throws IllegalArgumentException when the expression fails or yields null or a blank string
+     * @param keys the keys, in the order the expression gave them
+     * @param set whether the expression yielded a collection or an array (even of one key)
      */
-    String evaluate(
+    record Keys(List<String> keys, boolean set) {}
+
+    /**
+     * Evaluates the key, or the keys, for one call.
+     *
+     * @throws IllegalArgumentException when the expression fails, yields null or a blank string, or a collection or
+     *     array that is empty or holds a null or blank element
+     */
+    Keys evaluate(
             Object[] args,
             Object target,
             Class<?> targetClass,
@@ -41,10 +55,34 @@ record LockKeyExpression(String method, Method specificMethod, String source, Ex
             throw new IllegalArgumentException(
                     "@DistributedLock on " + method + ": key expression '" + source + "' failed: " + e.getMessage(), e);
         }
+        if (value instanceof Collection<?> || (value != null && value.getClass().isArray())) {
+            List<Object> elements = new ArrayList<>();
+            if (value instanceof Collection<?> collection) {
+                elements.addAll(collection);
+            } else {
+                for (int i = 0; i < Array.getLength(value); i++) {
+                    elements.add(Array.get(value, i));
+                }
+            }
+            if (elements.isEmpty()) {
+                throw new IllegalArgumentException("@DistributedLock on " + method + ": key expression '" + source
+                        + "' evaluated to no keys; the method was not run (a set of lock keys must not be empty)");
+            }
+            List<String> keys = new ArrayList<>(elements.size());
+            for (Object element : elements) {
+                keys.add(text(element, "key " + (keys.size() + 1) + " of the set"));
+            }
+            return new Keys(List.copyOf(keys), true);
+        }
+        return new Keys(List.of(text(value, "")), false);
+    }
+
+    private String text(Object value, String what) {
         String text = value == null ? null : value.toString();
         if (text == null || text.isBlank()) {
             throw new IllegalArgumentException("@DistributedLock on " + method + ": key expression '" + source
-                    + "' evaluated to " + (text == null ? "null" : "a blank string '" + text + "'")
+                    + "' evaluated " + (what.isEmpty() ? "" : what + " ") + "to "
+                    + (text == null ? "null" : "a blank string '" + text + "'")
                     + "; the method was not run (a lock key must not be null or blank)");
         }
         return text;

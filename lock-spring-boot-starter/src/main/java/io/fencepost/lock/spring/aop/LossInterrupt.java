@@ -3,6 +3,7 @@ package io.fencepost.lock.spring.aop;
 import io.fencepost.lock.Lease;
 import io.fencepost.lock.LeaseLostException;
 import io.fencepost.lock.internal.LogSafe;
+import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.apache.commons.logging.Log;
@@ -30,8 +31,13 @@ final class LossInterrupt implements Consumer<LeaseLostException> {
     }
 
     static LossInterrupt register(Lease lease, String method) {
+        return register(List.of(lease), method);
+    }
+
+    /** Interrupts the thread when any of {@code leases} (a set taken together) is lost. */
+    static LossInterrupt register(List<Lease> leases, String method) {
         LossInterrupt interrupt = new LossInterrupt(method);
-        lease.onLost(interrupt);
+        leases.forEach(lease -> lease.onLost(interrupt));
         return interrupt;
     }
 

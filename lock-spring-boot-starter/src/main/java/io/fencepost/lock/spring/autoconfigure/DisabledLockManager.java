@@ -5,6 +5,8 @@ import io.fencepost.lock.LeaseInfo;
 import io.fencepost.lock.LockManager;
 import io.fencepost.lock.LockNotAcquiredException;
 import io.fencepost.lock.LockOptions;
+import io.fencepost.lock.MultiLease;
+import java.util.Collection;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,6 +32,19 @@ final class DisabledLockManager implements LockManager {
 
     @Override
     public Optional<Lease> tryAcquire(String key, LockOptions options) {
+        warnOnce(options);
+        return Optional.empty();
+    }
+
+    @Override
+    public MultiLease acquireAll(Collection<String> keys, LockOptions options) {
+        warnOnce(options);
+        String key = keys.isEmpty() ? "" : keys.iterator().next();
+        throw new LockNotAcquiredException(key, message(String.valueOf(keys)));
+    }
+
+    @Override
+    public Optional<MultiLease> tryAcquireAll(Collection<String> keys, LockOptions options) {
         warnOnce(options);
         return Optional.empty();
     }

@@ -4,6 +4,7 @@ import io.fencepost.lock.Lease;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Iterator;
+import java.util.List;
 import org.springframework.transaction.TransactionExecution;
 
 /**
@@ -16,10 +17,10 @@ final class FencedCalls {
 
     private FencedCalls() {}
 
-    /** One call of a fenced method, under its lease. */
+    /** One call of a fenced method, under its lease (or the leases of its set of keys). */
     static final class Call {
 
-        final Lease lease;
+        final List<Lease> leases;
 
         final String method;
 
@@ -28,8 +29,8 @@ final class FencedCalls {
 
         private TransactionExecution transaction;
 
-        Call(Lease lease, String method, String transactionName) {
-            this.lease = lease;
+        Call(List<Lease> leases, String method, String transactionName) {
+            this.leases = List.copyOf(leases);
             this.method = method;
             this.transactionName = transactionName;
         }
@@ -84,19 +85,30 @@ final class FencedCalls {
         return null;
     }
 
-    /** Whether an enclosing call on this thread binds its transaction to the same grant as {@code call}. */
+    /** Whether enclosing calls on this thread bind their transactions to every grant of {@code call}. */
     static boolean coveredByEnclosing(Call call) {
         Deque<Call> calls = CALLS.get();
         if (calls == null) {
             return false;
         }
+        for (Lease lease : call.leases) {
+            if (!coveredByEnclosing(calls, call, lease)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean coveredByEnclosing(Deque<Call> calls, Call call, Lease lease) {
         for (Iterator<Call> it = calls.iterator(); it.hasNext(); ) {
             Call enclosing = it.next();
-            if (enclosing != call
-                    && enclosing.bound()
-                    && enclosing.lease.key().equals(call.lease.key())
-                    && enclosing.lease.fencingToken() == call.lease.fencingToken()) {
-                return true;
+            if (enclosing == call || !enclosing.bound()) {
+                continue;
+            }
+            for (Lease bound : enclosing.leases) {
+                if (bound.key().equals(lease.key()) && bound.fencingToken() == lease.fencingToken()) {
+                    return true;
+                }
             }
         }
         return false;

@@ -1,5 +1,6 @@
 package io.fencepost.lock.spring.transaction;
 
+import io.fencepost.lock.Lease;
 import io.fencepost.lock.jdbc.JdbcLeaseGuard;
 import java.sql.SQLException;
 import javax.sql.DataSource;
@@ -43,13 +44,16 @@ final class FencingTransactionListener implements TransactionExecutionListener {
             throw new IllegalStateException("@DistributedLock(fenceTransaction = true) on " + call.method
                     + ": its transaction has no JDBC connection on the transaction manager's DataSource");
         }
-        try {
-            guard.holdUntilCommit(holder.getConnection(), call.lease);
-        } catch (SQLException e) {
-            throw new TransactionSystemException(
-                    "could not bind the transaction of " + call.method + " to its lease on '" + call.lease.key() + "': "
-                            + e.getMessage(),
-                    e);
+        // A set of keys binds every lease of the set: the transaction commits only if all of them still hold.
+        for (Lease lease : call.leases) {
+            try {
+                guard.holdUntilCommit(holder.getConnection(), lease);
+            } catch (SQLException e) {
+                throw new TransactionSystemException(
+                        "could not bind the transaction of " + call.method + " to its lease on '" + lease.key() + "': "
+                                + e.getMessage(),
+                        e);
+            }
         }
     }
 

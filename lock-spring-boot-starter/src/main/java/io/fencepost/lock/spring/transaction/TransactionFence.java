@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Callable;
@@ -128,8 +129,17 @@ public final class TransactionFence {
      */
     public <T> T run(Lease lease, String method, Method invoked, Class<?> targetClass, Callable<T> work)
             throws Exception {
+        return run(List.of(lease), method, invoked, targetClass, work);
+    }
+
+    /**
+     * As {@link #run(Lease, String, Method, Class, Callable)}, for a call under the leases of a set of keys taken
+     * together: the transaction is bound to every one of them, and commits only if all still hold.
+     */
+    public <T> T run(List<Lease> leases, String method, Method invoked, Class<?> targetClass, Callable<T> work)
+            throws Exception {
         FencedCalls.Call call =
-                new FencedCalls.Call(lease, method, ClassUtils.getQualifiedMethodName(invoked, targetClass));
+                new FencedCalls.Call(leases, method, ClassUtils.getQualifiedMethodName(invoked, targetClass));
         FencedCalls.push(call);
         try {
             T result = work.call();

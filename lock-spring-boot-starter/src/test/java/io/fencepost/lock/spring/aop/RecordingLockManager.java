@@ -4,6 +4,8 @@ import io.fencepost.lock.Lease;
 import io.fencepost.lock.LeaseInfo;
 import io.fencepost.lock.LockManager;
 import io.fencepost.lock.LockOptions;
+import io.fencepost.lock.MultiLease;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -39,6 +41,18 @@ final class RecordingLockManager implements LockManager {
     public Optional<Lease> tryAcquire(String key, LockOptions options) {
         calls.add(new Call(key, options));
         return delegate.tryAcquire(key, options);
+    }
+
+    @Override
+    public MultiLease acquireAll(Collection<String> keys, LockOptions options) {
+        keys.forEach(key -> calls.add(new Call(key, options)));
+        return delegate.acquireAll(keys, options);
+    }
+
+    @Override
+    public Optional<MultiLease> tryAcquireAll(Collection<String> keys, LockOptions options) {
+        keys.forEach(key -> calls.add(new Call(key, options)));
+        return delegate.tryAcquireAll(keys, options);
     }
 
     @Override

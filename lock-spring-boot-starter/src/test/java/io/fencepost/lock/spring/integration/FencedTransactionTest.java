@@ -237,6 +237,25 @@ class FencedTransactionTest {
                 .run(context -> assertThat(context).hasNotFailed());
     }
 
+    @Test
+    void aSetOfKeysBindsTheTransactionToEveryLeaseAndALostOneRollsItAllBack() {
+        db.execute("INSERT INTO account VALUES (2, 0)");
+        contextRunner.withBean(Accounts.class).run(context -> {
+            Accounts accounts = context.getBean(Accounts.class);
+
+            accounts.transferWhile(1, 2, 30, () -> {});
+            assertThat(balance()).isEqualTo(70);
+
+            // the second key's lease is taken away (its row gone) while the transfer's transaction is still open
+            assertThatThrownBy(() -> accounts.transferWhile(
+                            1, 2, 30, () -> db.execute("DELETE FROM distributed_lock WHERE lock_key = 'account:2'")))
+                    .isInstanceOf(LeaseLostException.class)
+                    .hasMessageContaining("account:2");
+            assertThat(balance()).as("the whole transfer was rolled back").isEqualTo(70);
+            assertThat(ledger()).containsExactly("T 1->2 30");
+        });
+    }
+
     private static long balance() {
         return new JdbcTemplate(db.dataSource()).queryForObject("SELECT balance FROM account WHERE id = 1", Long.class);
     }
@@ -280,6 +299,15 @@ class FencedTransactionTest {
         @Transactional(isolation = Isolation.REPEATABLE_READ)
         public void depositRepeatableWhile(int id, long amount, Runnable meanwhile) {
             jdbc.update("UPDATE account SET balance = balance + ? WHERE id = ?", amount, id);
+            meanwhile.run();
+        }
+
+        @DistributedLock(key = "{'account:' + #from, 'account:' + #to}", waitTime = "10s", fenceTransaction = true)
+        @Transactional
+        public void transferWhile(int from, int to, long amount, Runnable meanwhile) {
+            jdbc.update("UPDATE account SET balance = balance - ? WHERE id = ?", amount, from);
+            jdbc.update("UPDATE account SET balance = balance + ? WHERE id = ?", amount, to);
+            jdbc.update("INSERT INTO ledger (entry) VALUES (?)", "T " + from + "->" + to + " " + amount);
             meanwhile.run();
         }
 
