@@ -129,13 +129,20 @@ class OneLockTableTest {
                 }));
             }
             int refused = 0;
-            for (Future<PostgresLockManager> start : started) {
-                try {
-                    start.get(60, TimeUnit.SECONDS).close();
-                } catch (ExecutionException e) {
-                    assertThat(e.getCause()).isInstanceOf(LockTableSplitException.class);
-                    refused++;
+            // Closed only once both have started: a closed manager deletes its presence row, and a table nobody runs
+            // on is not in use, so closing the first early would let the second start, rightly.
+            List<PostgresLockManager> running = new ArrayList<>();
+            try {
+                for (Future<PostgresLockManager> start : started) {
+                    try {
+                        running.add(start.get(60, TimeUnit.SECONDS));
+                    } catch (ExecutionException e) {
+                        assertThat(e.getCause()).isInstanceOf(LockTableSplitException.class);
+                        refused++;
+                    }
                 }
+            } finally {
+                running.forEach(PostgresLockManager::close);
             }
 
             assertThat(refused).isPositive();
