@@ -1,31 +1,15 @@
 package io.fencepost.sample.ledger;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
-
 import io.fencepost.lock.FencingTokenRejectedException;
 import io.fencepost.lock.spring.testing.AutoConfigureTestLocks;
-import io.fencepost.lock.testing.Grant;
-import io.fencepost.lock.testing.TestLocks;
-import io.fencepost.sample.SampleProperties;
-import io.fencepost.sample.TestDatabase;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.test.annotation.DirtiesContext;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
-import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * A transfer paused past its leases, with the fence column as the only protection (the transaction fence off): its
  * late balance write carries a token lower than the one the account accepted meanwhile, is refused, and the transfer
  * rolls back. The leases are in memory: the fence column needs nothing of the lock store.
  */
-@ExtendWith(TestDatabase.class) // before @SpringBootTest: the database outlives the application
 @SpringBootTest(
         properties = {
             "sample.settlement.enabled=false",
@@ -33,50 +17,10 @@ import org.springframework.transaction.PlatformTransactionManager;
             "sample.transfers.fence-transaction=false"
         })
 @AutoConfigureTestLocks
-@DirtiesContext
-class TransferPastItsLeaseFenceColumnTest {
-
-    @DynamicPropertySource
-    static void database(DynamicPropertyRegistry registry) {
-        registry.add("spring.datasource.url", TestDatabase::jdbcUrl);
-    }
-
-    @Autowired
-    TestLocks locks;
-
-    @Autowired
-    AccountRepository accounts;
-
-    @Autowired
-    TransferRepository transfers;
-
-    @Autowired
-    PlatformTransactionManager transactionManager;
-
-    @Autowired
-    SampleProperties properties;
-
-    @Autowired
-    DataSource dataSource;
-
-    @Autowired
-    JdbcClient jdbc;
+class TransferPastItsLeaseFenceColumnTest extends TransferPausedPastItsLease {
 
     @Test
     void aTransferPausedPastItsLeaseIsRefusedAndLosesNoMoney() {
-        PausedTransfer scenario =
-                new PausedTransfer(locks, accounts, transfers, transactionManager, properties, dataSource);
-        Ledger ledger = new Ledger(jdbc);
-
-        Throwable late = catchThrowable(() -> scenario.transfer(100, 300));
-
-        ledger.assertBalancesMatchTheBookedEntries();
-        assertThat(ledger.balance("alice"))
-                .as("only the other instance's transfer is booked")
-                .isEqualTo(100_000 - 300);
-        assertThat(late).isInstanceOf(FencingTokenRejectedException.class);
-        assertThat(locks.grants(TransferService.key("alice")))
-                .extracting(Grant::holder)
-                .containsExactly("sample-2", "sample-1");
+        theLateTransferFailsWithAndLosesNoMoney(FencingTokenRejectedException.class);
     }
 }
