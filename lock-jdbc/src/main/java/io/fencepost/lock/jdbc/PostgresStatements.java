@@ -170,7 +170,7 @@ final class PostgresStatements {
      * on its store's own channel ({@link WaiterRelayStatements#WAITER_CHANNEL}), which no other store's listener hears.
      * Otherwise the row is deleted, committed asynchronously on purpose: a release lost in a crash only keeps the key
      * locked until its lease expires, which never endangers mutual exclusion or fencing; the key's waiters are to be
-     * woken. The statement only names the wake-up: {@link #WAKE_UP} sends it once this has committed. A registration
+     * woken. The statement only names the wake-up: {@link ReleaseOutcome#WAKE_UP_SQL} sends it once this has committed. A registration
      * that a snapshot taken before it was made cannot see is not served; its waiter is woken by the key's message.
      */
     static final String RELEASE = """
@@ -226,18 +226,6 @@ final class PostgresStatements {
               LEFT JOIN handed AS h ON true
               LEFT JOIN removed AS r ON true
              WHERE m.was_live IS NOT NULL OR r.was_live IS NOT NULL
-            """;
-
-    /**
-     * Sends the wake-up that a {@link #RELEASE} named, after that release has committed, in a transaction of its own
-     * that does not wait for a WAL flush. A NOTIFY takes a server-wide lock at commit and holds it until the commit is
-     * done, flush included: inside the durable hand-over it would keep every other notifying commit of the server from
-     * sharing that flush. Out here it is held for no flush, and the grant it announces is durable before anyone hears
-     * of it. A wake-up is a hint: one lost with a crash between the two costs the waiter its next re-check.
-     */
-    static final String WAKE_UP = """
-            SELECT pg_notify(:channel, :payload)
-              FROM (SELECT set_config('synchronous_commit', 'off', true)) AS g
             """;
 
     /**
@@ -397,7 +385,7 @@ final class PostgresStatements {
         this.releaseUncontended = resolve(RELEASE_UNCONTENDED, slots);
         this.release = resolve(RELEASE, slots);
         this.releaseAndLeaveQueue = resolve(PostgresLockQueue.RELEASE_AND_LEAVE_SQL, slots);
-        this.wakeUp = resolve(WAKE_UP, slots);
+        this.wakeUp = resolve(ReleaseOutcome.WAKE_UP_SQL, slots);
         this.releaseKeepingMinHold = resolve(RELEASE_KEEPING_MIN_HOLD, slots);
         this.forceRelease = resolve(FORCE_RELEASE, slots);
         this.inspect = resolve(INSPECT, slots);

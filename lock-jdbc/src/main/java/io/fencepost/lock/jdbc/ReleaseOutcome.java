@@ -14,6 +14,18 @@ import java.util.Map;
  */
 record ReleaseOutcome(boolean wasLive, String wakeUpChannel, String wakeUpPayload) {
 
+    /**
+     * Sends the wake-up that a {@link PostgresStatements#RELEASE} named, after that release has committed, in a transaction of its own
+     * that does not wait for a WAL flush. A NOTIFY takes a server-wide lock at commit and holds it until the commit is
+     * done, flush included: inside the durable hand-over it would keep every other notifying commit of the server from
+     * sharing that flush. Out here it is held for no flush, and the grant it announces is durable before anyone hears
+     * of it. A wake-up is a hint: one lost with a crash between the two costs the waiter its next re-check.
+     */
+    static final String WAKE_UP_SQL = """
+            SELECT pg_notify(:channel, :payload)
+              FROM (SELECT set_config('synchronous_commit', 'off', true)) AS g
+            """;
+
     private static final System.Logger LOG = System.getLogger(ReleaseOutcome.class.getName());
 
     /** The release statement's row; no row: the lease was not ours. */
@@ -27,7 +39,7 @@ record ReleaseOutcome(boolean wasLive, String wakeUpChannel, String wakeUpPayloa
 
     /**
      * Sends the wake-up, if the release named one, on {@code connection} (in autocommit: the release has committed),
-     * with {@link PostgresStatements#WAKE_UP}. It is a hint: a failure is logged and costs the waiters their next
+     * with {@link #WAKE_UP_SQL}. It is a hint: a failure is logged and costs the waiters their next
      * re-check, never the release, which is done.
      */
     void wakeUpAfterCommit(Connection connection, NamedStatement wakeUp, String key) {

@@ -172,20 +172,11 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
             }
             return lock.skipValue();
         }
-        TransactionFence fence = lock.fenceTransaction() ? transactionFence() : null;
-        if (lock.fenceTransaction() && fence == null) {
-            lease.close();
-            throw new InvalidDistributedLockException(lock.method(), TransactionFenceChecks.NO_FENCE, null);
-        }
+        TransactionFence fence = fenceOrRelease(lock, lease::close);
         Observation holding;
         LossInterrupt interrupt;
         try {
-            holding = Observation.createNotStarted(HOLD_OBSERVATION, registry)
-                    .contextualName("hold " + lock.name())
-                    .lowCardinalityKeyValue("name", lock.name())
-                    .highCardinalityKeyValue("key", key)
-                    .highCardinalityKeyValue("fencing.token", Long.toString(lease.fencingToken()))
-                    .start();
+            holding = startHold(registry, lock, key, Long.toString(lease.fencingToken()));
             interrupt = lock.interruptOnLoss() ? LossInterrupt.register(lease, lock.method()) : null;
         } catch (RuntimeException | Error e) {
             lease.close(); // a failing observation handler must not leave the key locked
@@ -255,25 +246,18 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
             }
             return lock.skipValue();
         }
-        TransactionFence fence = lock.fenceTransaction() ? transactionFence() : null;
-        if (lock.fenceTransaction() && fence == null) {
-            set.close();
-            throw new InvalidDistributedLockException(lock.method(), TransactionFenceChecks.NO_FENCE, null);
-        }
+        TransactionFence fence = fenceOrRelease(lock, set::close);
         Observation holding;
         LossInterrupt interrupt;
         try {
-            holding = Observation.createNotStarted(HOLD_OBSERVATION, registry)
-                    .contextualName("hold " + lock.name())
-                    .lowCardinalityKeyValue("name", lock.name())
-                    .highCardinalityKeyValue("key", described)
-                    .highCardinalityKeyValue(
-                            "fencing.token",
-                            set.leases().stream()
-                                    .map(lease -> Long.toString(lease.fencingToken()))
-                                    .toList()
-                                    .toString())
-                    .start();
+            holding = startHold(
+                    registry,
+                    lock,
+                    described,
+                    set.leases().stream()
+                            .map(lease -> Long.toString(lease.fencingToken()))
+                            .toList()
+                            .toString());
             interrupt = lock.interruptOnLoss() ? LossInterrupt.register(set.leases(), lock.method()) : null;
         } catch (RuntimeException | Error e) {
             set.close(); // a failing observation handler must not leave the keys locked
@@ -307,6 +291,32 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
                 holding.stop();
             }
         }
+    }
+
+    /**
+     * The transaction fence of a method that asks for one; without one in the context, {@code release} lets go of what
+     * was just taken and the call fails before the method runs.
+     */
+    private TransactionFence fenceOrRelease(LockDefinition lock, Runnable release) {
+        if (!lock.fenceTransaction()) {
+            return null;
+        }
+        TransactionFence fence = transactionFence();
+        if (fence == null) {
+            release.run();
+            throw new InvalidDistributedLockException(lock.method(), TransactionFenceChecks.NO_FENCE, null);
+        }
+        return fence;
+    }
+
+    /** Starts the observation of a hold of {@code key} (a key, or a set of them) granted with {@code tokens}. */
+    private static Observation startHold(ObservationRegistry registry, LockDefinition lock, String key, String tokens) {
+        return Observation.createNotStarted(HOLD_OBSERVATION, registry)
+                .contextualName("hold " + lock.name())
+                .lowCardinalityKeyValue("name", lock.name())
+                .highCardinalityKeyValue("key", key)
+                .highCardinalityKeyValue("fencing.token", tokens)
+                .start();
     }
 
     /** Proceeds with every lease of a set current, from {@code index} on: the last one innermost. */
