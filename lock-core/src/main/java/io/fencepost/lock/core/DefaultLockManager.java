@@ -95,7 +95,13 @@ public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable
         this.fairAcquirer = relay != null ? new FairAcquirer(store, registrations, places, holderName, loop) : null;
         this.sweeps = sweeper != null ? new SweepLoop(sweeper, settings.listener()) : null;
         this.setAcquirer = new SetAcquirer(
-                store, store instanceof MultiKeyAcquire ability ? ability : null, holderName, held, grants, loop);
+                store,
+                store instanceof MultiKeyAcquire ability ? ability : null,
+                holderName,
+                held,
+                grants,
+                releases,
+                loop);
     }
 
     /** A builder for an engine over {@code store}. */

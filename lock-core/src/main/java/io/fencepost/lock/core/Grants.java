@@ -32,7 +32,7 @@ final class Grants {
     /**
      * The lease granted to {@code call} with {@code ownerToken}, by a store request sent at {@code sentNanos}.
      */
-    Lease granted(AcquireCall call, String ownerToken, AcquireResult.Granted granted, long sentNanos) {
+    LeaseHold granted(AcquireCall call, String ownerToken, AcquireResult.Granted granted, long sentNanos) {
         HeldLease lease = new HeldLease(
                 call.key(),
                 ownerToken,

@@ -120,6 +120,14 @@ final class LeaseHold implements Lease {
         }
     }
 
+    /**
+     * Ends this hold as one of a set's, which {@link Releases#releaseAll} ends together: the lease, or null when this
+     * hold was released already.
+     */
+    HeldLease claimForSetRelease() {
+        return releases != null && released.compareAndSet(false, true) ? lease : null;
+    }
+
     /** The grant behind this hold, for {@link LeaseGrant#of}. */
     LeaseGrant grant() {
         if (released.get() || lease.state() == HeldLease.State.RELEASED) {

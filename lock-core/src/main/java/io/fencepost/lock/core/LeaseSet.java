@@ -1,19 +1,23 @@
 package io.fencepost.lock.core;
 
 import io.fencepost.lock.Lease;
-import io.fencepost.lock.LockStoreException;
 import io.fencepost.lock.MultiLease;
+import io.fencepost.lock.spi.MultiKeyAcquire;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 
 /**
  * The leases of one set taken together: each an ordinary lease of this manager (renewed in the same batch as every
- * other, lost on its own), released together. The set is held while every one of them is.
+ * other, lost on its own), released together, in one step of the store where it can. The set is held while every one
+ * of them is.
  */
 final class LeaseSet implements MultiLease {
+
+    private final List<LeaseHold> holds;
 
     private final List<Lease> leases;
 
@@ -21,8 +25,15 @@ final class LeaseSet implements MultiLease {
 
     private final AtomicBoolean released = new AtomicBoolean();
 
-    LeaseSet(List<Lease> leases) {
-        this.leases = List.copyOf(leases);
+    private final Releases releases;
+
+    private final MultiKeyAcquire store;
+
+    LeaseSet(List<LeaseHold> holds, Releases releases, MultiKeyAcquire store) {
+        this.holds = List.copyOf(holds);
+        this.leases = List.copyOf(holds);
+        this.releases = releases;
+        this.store = store;
         for (Lease lease : this.leases) {
             byKey.put(lease.key(), lease);
         }
@@ -58,35 +69,24 @@ final class LeaseSet implements MultiLease {
 
     @Override
     public boolean release() {
-        if (!released.compareAndSet(false, true)) {
-            return false;
-        }
-        boolean all = true;
-        LockStoreException failure = null;
-        // Every lease is released even when one fails: the rest must not wait for their expiry.
-        for (Lease lease : leases) {
-            try {
-                all &= lease.release();
-            } catch (LockStoreException e) {
-                all = false;
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
-        return all;
+        return released.compareAndSet(false, true) && end(true);
     }
 
     @Override
     public void close() {
         if (released.compareAndSet(false, true)) {
-            leases.forEach(Lease::close);
+            end(false);
         }
+    }
+
+    /** Ends every hold of the set not released on its own already; every lease is released even when one fails. */
+    private boolean end(boolean throwOnStoreFailure) {
+        List<HeldLease> ending = holds.stream()
+                .map(LeaseHold::claimForSetRelease)
+                .filter(Objects::nonNull)
+                .toList();
+        boolean all = releases.releaseAll(ending, store, throwOnStoreFailure);
+        return all && ending.size() == holds.size();
     }
 
     @Override

@@ -104,6 +104,12 @@ final class QueuePlaces {
                 key, (k, entry) -> entry.ownerToken().equals(from) ? new Entry(entry.place(), to) : entry);
     }
 
+    /** Whether {@code ownerToken} owns the place of {@code key}'s queue. */
+    boolean owns(String key, String ownerToken) {
+        Entry entry = byKey.get(key);
+        return entry != null && entry.ownerToken().equals(ownerToken);
+    }
+
     /** Leaves the place of {@code key} if {@code ownerToken} owns it, waking the next waiter in the store's queue. */
     void leave(String key, String ownerToken) {
         take(key, ownerToken).ifPresent(LockQueue.Place::leave);

@@ -1,5 +1,7 @@
 package io.fencepost.lock.core;
 
+import static java.util.stream.Collectors.joining;
+
 import io.fencepost.lock.LeaseMode;
 import io.fencepost.lock.LockStoreException;
 import io.fencepost.lock.internal.LogSafe;
@@ -7,9 +9,11 @@ import io.fencepost.lock.spi.HandOver;
 import io.fencepost.lock.spi.HandOverRequest;
 import io.fencepost.lock.spi.LeaseHandOver;
 import io.fencepost.lock.spi.LeaseStore;
+import io.fencepost.lock.spi.MultiKeyAcquire;
 import io.fencepost.lock.spi.ReleaseRequest;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -70,22 +74,183 @@ final class Releases {
      * @throws LockStoreException when the store failed and {@code throwOnStoreFailure}
      */
     boolean releaseHold(HeldLease lease, boolean throwOnStoreFailure) {
-        if (!lease.dropHold()) {
+        Ending ending = lastHold(lease);
+        if (ending == null) {
             return false;
+        }
+        try {
+            ending.end();
+        } catch (RuntimeException e) {
+            failed(List.of(ending), e, throwOnStoreFailure);
+        } finally {
+            ending.finish();
+        }
+        return ending.removed();
+    }
+
+    /**
+     * Ends one hold on each lease of a set; the leases whose last hold that was, and that nobody of this manager waits
+     * for, leave the store together ({@link MultiKeyAcquire#releaseAll}: one statement on PostgreSQL), the others one
+     * by one as {@link #releaseHold} ends them. Every lease is released even when the store fails for some.
+     *
+     * @return true when every lease was removed live from the store (or handed on) by this call
+     * @throws LockStoreException when the store failed and {@code throwOnStoreFailure}
+     */
+    boolean releaseAll(List<HeldLease> leases, MultiKeyAcquire ability, boolean throwOnStoreFailure) {
+        List<Ending> endings = new ArrayList<>();
+        boolean all = true;
+        for (HeldLease lease : leases) {
+            Ending ending = lastHold(lease);
+            if (ending == null) {
+                all = false;
+            } else {
+                endings.add(ending);
+            }
+        }
+        List<Ending> together = new ArrayList<>();
+        LockStoreException failure = null;
+        try {
+            for (Ending ending : endings) {
+                if (ending.alone()) {
+                    failure = collect(failure, ending, throwOnStoreFailure);
+                } else {
+                    together.add(ending);
+                }
+            }
+            if (!together.isEmpty()) {
+                try {
+                    List<Boolean> removed = ability.releaseAll(
+                            together.stream().map(Ending::request).toList());
+                    for (int i = 0; i < together.size(); i++) {
+                        together.get(i).storeRemoved(removed.get(i));
+                    }
+                } catch (RuntimeException e) {
+                    try {
+                        failed(together, e, throwOnStoreFailure);
+                    } catch (LockStoreException thrown) {
+                        failure = add(failure, thrown);
+                    }
+                }
+            }
+        } finally {
+            endings.forEach(Ending::finish);
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        for (Ending ending : endings) {
+            all &= ending.removed();
+        }
+        return all;
+    }
+
+    /** Ends {@code ending} on its own, keeping the first store failure and adding later ones to it. */
+    private LockStoreException collect(LockStoreException failure, Ending ending, boolean throwOnStoreFailure) {
+        try {
+            ending.end();
+        } catch (RuntimeException e) {
+            try {
+                failed(List.of(ending), e, throwOnStoreFailure);
+            } catch (LockStoreException thrown) {
+                return add(failure, thrown);
+            }
+        }
+        return failure;
+    }
+
+    private static LockStoreException add(LockStoreException failure, LockStoreException more) {
+        if (failure == null) {
+            return more;
+        }
+        failure.addSuppressed(more);
+        return failure;
+    }
+
+    /** The release of {@code lease} when this was its last hold; null when other holds remain. */
+    private Ending lastHold(HeldLease lease) {
+        if (!lease.dropHold()) {
+            return null;
         }
         boolean wasHeld = lease.markReleased();
         workers.forEach(worker -> worker.unregister(lease));
-        Duration heldFor = Duration.ofNanos(System.nanoTime() - lease.grantSentNanos);
-        Duration minHoldLeft = lease.minHoldToKeep(System.nanoTime());
-        boolean mayHandOver = handOver != null
-                && wasHeld
-                && minHoldLeft.isZero()
-                && !lease.options.fair()
-                && lease.mode() == LeaseMode.EXCLUSIVE;
-        WaiterLine line = mayHandOver ? lines.inUse(lease.key) : null;
-        WaiterLine.Waiter next = line != null ? line.claim() : null;
-        boolean removed = false;
-        try {
+        return new Ending(lease, wasHeld);
+    }
+
+    /** A store failure while ending {@code endings}: thrown as a lock-store failure, or logged once per lease. */
+    private static void failed(List<Ending> endings, RuntimeException e, boolean throwOnStoreFailure) {
+        if (throwOnStoreFailure) {
+            String keys =
+                    endings.stream().map(ending -> "'" + ending.lease.key + "'").collect(joining(", "));
+            throw e instanceof LockStoreException
+                    ? e
+                    : new LockStoreException("could not release lock " + keys + ": the lock store failed: " + e, e);
+        }
+        for (Ending ending : endings) {
+            LOG.log(
+                    Level.WARNING,
+                    "could not release lock ''{0}'' (fencing token {1}); it expires at {2}: {3}",
+                    LogSafe.text(ending.lease.key),
+                    Long.toString(ending.lease.fencingToken),
+                    ending.lease.expiresAt(),
+                    LogSafe.text(e.toString()));
+        }
+    }
+
+    /** The release of one lease whose last hold was dropped: decided at once, ended in the store, then finished. */
+    private final class Ending {
+
+        private final HeldLease lease;
+
+        private final boolean wasHeld;
+
+        private final Duration heldFor;
+
+        private final Duration minHoldLeft;
+
+        /** The line of a waiter of this manager the lease goes to; null when it goes to nobody here. */
+        private final WaiterLine line;
+
+        private final WaiterLine.Waiter next;
+
+        /** Whether the store removed (or handed on) our row. */
+        private boolean removed;
+
+        /** Whether that row was a live lease of ours: what the release returns. */
+        private boolean removedLive;
+
+        Ending(HeldLease lease, boolean wasHeld) {
+            this.lease = lease;
+            this.wasHeld = wasHeld;
+            long now = System.nanoTime();
+            this.heldFor = Duration.ofNanos(now - lease.grantSentNanos);
+            this.minHoldLeft = lease.minHoldToKeep(now);
+            boolean mayHandOver = handOver != null
+                    && wasHeld
+                    && minHoldLeft.isZero()
+                    && !lease.options.fair()
+                    && lease.mode() == LeaseMode.EXCLUSIVE;
+            this.line = mayHandOver ? lines.inUse(lease.key) : null;
+            this.next = line != null ? line.claim() : null;
+        }
+
+        /**
+         * Whether this release cannot join others in one store step: it hands the lease to a waiter here, keeps a
+         * minimum hold, or leaves a place in the store's queue with the release.
+         */
+        boolean alone() {
+            return next != null
+                    || !minHoldLeft.isZero()
+                    || lease.mode() != LeaseMode.EXCLUSIVE
+                    || places.owns(lease.key, lease.ownerToken());
+        }
+
+        ReleaseRequest request() {
+            // Even a lease we declared lost may still be ours in the store; removing it frees the key sooner.
+            return new ReleaseRequest(lease.key, lease.ownerToken(), minHoldLeft, lease.mode());
+        }
+
+        /** Ends the lease in the store: hands it to the waiter here, or releases it (leaving its queue place). */
+        void end() {
             if (next != null) {
                 Optional<HandOver> handed = Optional.empty();
                 try {
@@ -97,32 +262,29 @@ final class Releases {
                     line.complete(next, handed, places.holds(lease.key));
                 }
                 removed = handed.isPresent();
+                removedLive = removed;
                 if (removed) {
                     places.pass(lease.key, lease.ownerToken(), next.ownerToken);
                 }
-                return removed;
+                return;
             }
-            // Even a lease we declared lost may still be ours in the store; removing it frees the key sooner.
-            ReleaseRequest request = new ReleaseRequest(lease.key, lease.ownerToken(), minHoldLeft, lease.mode());
+            ReleaseRequest request = request();
             // A place in the store's queue is left with the release, which wakes the next waiter there.
-            removed = places.releaseAndLeave(request).orElseGet(() -> store.release(request));
-            return removed && (wasHeld || lease.state() == HeldLease.State.LOST);
-        } catch (RuntimeException e) {
-            if (throwOnStoreFailure) {
-                throw e instanceof LockStoreException
-                        ? e
-                        : new LockStoreException(
-                                "could not release lock '" + lease.key + "': the lock store failed: " + e, e);
-            }
-            LOG.log(
-                    Level.WARNING,
-                    "could not release lock ''{0}'' (fencing token {1}); it expires at {2}: {3}",
-                    LogSafe.text(lease.key),
-                    Long.toString(lease.fencingToken),
-                    lease.expiresAt(),
-                    LogSafe.text(e.toString()));
-            return false;
-        } finally {
+            storeRemoved(places.releaseAndLeave(request).orElseGet(() -> store.release(request)));
+        }
+
+        /** The store's answer to a release: whether it removed our lease. */
+        void storeRemoved(boolean storeRemoved) {
+            removed = storeRemoved;
+            removedLive = storeRemoved && (wasHeld || lease.state() == HeldLease.State.LOST);
+        }
+
+        boolean removed() {
+            return removedLive;
+        }
+
+        /** After the store answered, or failed. */
+        void finish() {
             if (!removed || next == null) {
                 // Wakes the next waiter in the store's queue, after the release: it finds the key free.
                 places.leave(lease.key, lease.ownerToken());

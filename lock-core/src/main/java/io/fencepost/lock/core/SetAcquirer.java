@@ -1,6 +1,5 @@
 package io.fencepost.lock.core;
 
-import io.fencepost.lock.Lease;
 import io.fencepost.lock.LockNotAcquiredException;
 import io.fencepost.lock.LockOptions;
 import io.fencepost.lock.LockStoreException;
@@ -39,6 +38,8 @@ final class SetAcquirer {
 
     private final Grants grants;
 
+    private final Releases releases;
+
     private final AcquireLoop loop;
 
     SetAcquirer(
@@ -47,12 +48,14 @@ final class SetAcquirer {
             String holderName,
             HeldLeases held,
             Grants grants,
+            Releases releases,
             AcquireLoop loop) {
         this.store = store;
         this.ability = ability;
         this.holderName = holderName;
         this.held = held;
         this.grants = grants;
+        this.releases = releases;
         this.loop = loop;
     }
 
@@ -178,11 +181,11 @@ final class SetAcquirer {
                     "the store granted " + granted.grants().size() + " leases for a set of " + calls.size()
                             + " keys: a MultiKeyAcquire store must grant every key or none");
         }
-        List<Lease> leases = new ArrayList<>(calls.size());
+        List<LeaseHold> leases = new ArrayList<>(calls.size());
         for (int i = 0; i < calls.size(); i++) {
             leases.add(grants.granted(
                     calls.get(i), requests.get(i).ownerToken(), granted.grants().get(i), sent));
         }
-        return new LeaseSet(leases);
+        return new LeaseSet(leases, releases, ability);
     }
 }

@@ -1,5 +1,7 @@
 package io.fencepost.lock.spi;
 
+import java.util.List;
+
 /**
  * A store ability: takes exclusive leases on several keys in one atomic step, all of them or none. No other client ever
  * sees some keys of the set held and others not; each key gets its own fencing token, drawn like a single acquire's
@@ -16,4 +18,12 @@ public interface MultiKeyAcquire {
      * @return every grant, in the order of the requests; or the set is busy, naming a key that is held
      */
     MultiAcquireResult acquireAll(MultiAcquireRequest request);
+
+    /**
+     * Releases several exclusive leases, each as {@link LeaseStore#release} would; the engine ends a set this way.
+     * Not atomic: each release stands on its own, and a store may take one step for all of them where it can.
+     *
+     * @return per request, in their order, what {@link LeaseStore#release} would have returned for it
+     */
+    List<Boolean> releaseAll(List<ReleaseRequest> requests);
 }

@@ -160,6 +160,32 @@ public final class PostgresLeaseStore
         return sets.acquireAll(request);
     }
 
+    /**
+     * A set's leases that nobody waits for leave in one statement; a lease that statement did not end (someone waits,
+     * it is not ours any more, it keeps a minimum hold) is released on its own, as {@link #release} ends one.
+     */
+    @Override
+    public List<Boolean> releaseAll(List<ReleaseRequest> requests) {
+        List<ReleaseRequest> together = requests.stream()
+                .filter(request -> request.mode() == LeaseMode.EXCLUSIVE
+                        && !request.keepsMinimumHold()
+                        && !waitedForKeys.contains(request.key()))
+                .toList();
+        boolean distinct = together.stream().map(ReleaseRequest::key).distinct().count() == together.size();
+        boolean inOne = together.size() > 1 && distinct;
+        Map<String, Boolean> released = inOne ? sets.releaseUncontended(together) : Map.of();
+        List<Boolean> results = new ArrayList<>(requests.size());
+        for (ReleaseRequest request : requests) {
+            Boolean wasLive = released.get(request.key());
+            if (wasLive == null && inOne && together.contains(request)) {
+                // Left by the statement: someone waits for the key, or it is not ours; the waited-for release decides.
+                waitedForKeys.mark(request.key());
+            }
+            results.add(wasLive != null ? wasLive : release(request));
+        }
+        return results;
+    }
+
     @Override
     public Optional<HandOver> handOver(HandOverRequest request) {
         AcquireRequest to = request.to();

@@ -4,6 +4,7 @@ import io.fencepost.lock.spi.AcquireRequest;
 import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.MultiAcquireRequest;
 import io.fencepost.lock.spi.MultiAcquireResult;
+import io.fencepost.lock.spi.ReleaseRequest;
 import io.fencepost.lock.spi.StoreLimits;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -17,7 +18,8 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * Takes a set of keys in one statement ({@link MultiKeyStatements#ACQUIRE_ALL}): all of them, or none.
+ * Takes a set of keys in one statement ({@link MultiKeyStatements#ACQUIRE_ALL}): all of them, or none; and ends a
+ * set's leases that nobody waits for in one statement ({@link MultiKeyStatements#RELEASE_ALL}).
  */
 final class PostgresMultiKeyAcquire {
 
@@ -31,9 +33,43 @@ final class PostgresMultiKeyAcquire {
 
     private final NamedStatement statement;
 
+    private final NamedStatement release;
+
     PostgresMultiKeyAcquire(StatementRunner runner, PostgresStatements statements) {
         this.runner = runner;
         this.statement = statements.acquireAll;
+        this.release = statements.releaseAll;
+    }
+
+    /**
+     * Ends, in one statement ({@link MultiKeyStatements#RELEASE_ALL}), those leases of {@code requests} (exclusive, of
+     * distinct keys, without a minimum hold) that are still ours and that nobody waits for.
+     *
+     * @return per key it released, whether that lease was still live; the other keys were left as they were
+     */
+    Map<String, Boolean> releaseUncontended(List<ReleaseRequest> requests) {
+        int size = requests.size();
+        String[] keys = new String[size];
+        UUID[] owners = new UUID[size];
+        String[] tokens = new String[size];
+        for (int i = 0; i < size; i++) {
+            keys[i] = requests.get(i).key();
+            owners[i] = OwnerTokens.toUuid(requests.get(i).ownerToken());
+            tokens[i] = requests.get(i).ownerToken();
+        }
+        return runner.run(
+                "release the set of locks " + List.of(keys),
+                StoreFailures.secretsOf(tokens),
+                release,
+                (Connection c) ->
+                        Map.of("keys", c.createArrayOf("text", keys), "owners", c.createArrayOf("uuid", owners)),
+                rows -> {
+                    Map<String, Boolean> released = new HashMap<>();
+                    while (rows.next()) {
+                        released.put(rows.getString("lock_key"), rows.getBoolean("was_live"));
+                    }
+                    return released;
+                });
     }
 
     MultiAcquireResult acquireAll(MultiAcquireRequest request) {

@@ -356,6 +356,8 @@ final class PostgresStatements {
 
     final NamedStatement acquireAll;
 
+    final NamedStatement releaseAll;
+
     /** The statements of the lock table {@code table}. */
     PostgresStatements(TableName table) {
         Map<String, String> slots = new LinkedHashMap<>();
@@ -393,6 +395,7 @@ final class PostgresStatements {
         this.acquireOrRegister = resolve(WaiterRelayStatements.ACQUIRE_OR_REGISTER, slots);
         this.withdraw = resolve(WaiterRelayStatements.WITHDRAW, slots);
         this.acquireAll = resolve(MultiKeyStatements.ACQUIRE_ALL, slots);
+        this.releaseAll = resolve(MultiKeyStatements.RELEASE_ALL, slots);
     }
 
     /** Fills the slots in order (fragments first, so that their own slots are filled too) and parses the names. */

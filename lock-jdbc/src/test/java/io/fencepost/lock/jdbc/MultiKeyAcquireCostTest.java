@@ -29,7 +29,7 @@ import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * What a set of keys costs on PostgreSQL: one statement on the wire and one transaction, committed durably (one WAL
- * flush), whatever the number of keys; a busy set writes nothing. The WAL statistics of {@code pg_stat_wal} are the
+ * flush), whatever the number of keys; a busy set writes nothing; the set's release is one more statement. The WAL statistics of {@code pg_stat_wal} are the
  * whole server's, which other clients share, so the commit is observed per transaction instead: a deferred trigger
  * records, at commit, each granted row's transaction and the {@code synchronous_commit} that the commit uses.
  */
@@ -116,7 +116,14 @@ class MultiKeyAcquireCostTest {
                 .as("one transaction, committed durably")
                 .hasSize(1);
         assertThat(commits.get(0)).endsWith(":on");
-        set.release();
+
+        counting.reset();
+        assertThat(set.release()).isTrue();
+
+        assertThat(counting.statements())
+                .as("the release: statements %s", counting.executedSql())
+                .isEqualTo(1);
+        keys.forEach(key -> assertThat(locks.inspect(key)).as(key).isEmpty());
     }
 
     @Test

@@ -11,6 +11,7 @@ import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.MultiAcquireRequest;
 import io.fencepost.lock.spi.MultiAcquireResult;
 import io.fencepost.lock.spi.MultiKeyAcquire;
+import io.fencepost.lock.spi.ReleaseRequest;
 import io.fencepost.lock.spi.RenewRequest;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -136,5 +137,31 @@ public interface MultiKeyAcquireContract extends StoreUnderTest {
         assertThat(grantHistory(expiring)).isSorted().doesNotHaveDuplicates().hasSize(2);
         assertThat(grantHistory(released)).isSorted().doesNotHaveDuplicates().hasSize(2);
         assertThat(store().inspect(expiring).orElseThrow().holder()).isEqualTo("set");
+    }
+
+    @Test
+    default void releaseAllEndsEachLeaseThatIsOursWhetherOrNotSomeoneWaitsAndNothingElse() {
+        List<String> keys = List.of(key(), key(), key());
+        List<String> owners = List.of(token(), token(), token());
+        assertThat(acquireAll(keys, owners, LONG)).isInstanceOf(MultiAcquireResult.Granted.class);
+        // someone waits for the second key: a store that marks waited-for leases has marked it now
+        assertThat(store().acquire(new AcquireRequest(keys.get(1), token(), "waiter", LONG, true)))
+                .isInstanceOf(AcquireResult.Busy.class);
+        long third = store().inspect(keys.get(2)).orElseThrow().fencingToken();
+
+        List<Boolean> released = sets().releaseAll(List.of(
+                ReleaseRequest.now(keys.get(0), owners.get(0)),
+                ReleaseRequest.now(keys.get(1), owners.get(1)),
+                ReleaseRequest.now(keys.get(2), owners.get(0))));
+
+        assertThat(released).as("per request, in their order").containsExactly(true, true, false);
+        assertThat(store().inspect(keys.get(0))).isEmpty();
+        assertThat(store().inspect(keys.get(1))).as("the waited-for lease").isEmpty();
+        assertThat(store().inspect(keys.get(2)).orElseThrow().fencingToken())
+                .as("a lease asked for with another key's owner token stays")
+                .isEqualTo(third);
+        assertThat(sets().releaseAll(List.of(ReleaseRequest.now(keys.get(0), owners.get(0)))))
+                .as("a lease released already")
+                .containsExactly(false);
     }
 }

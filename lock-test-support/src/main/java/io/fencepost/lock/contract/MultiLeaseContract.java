@@ -122,6 +122,25 @@ public interface MultiLeaseContract extends EngineUnderTest {
     }
 
     @Test
+    default void releasingASetPassesEachKeyOnToItsWaiterAndFreesTheOthers() throws Exception {
+        LockManager holder = manager();
+        LockManager waiter = manager();
+        List<String> keys = List.of(key(), key(), key());
+        MultiLease set = holder.acquireAll(keys, options(Duration.ZERO));
+        CompletableFuture<Lease> waiting =
+                CompletableFuture.supplyAsync(() -> waiter.acquire(keys.get(1), options(Duration.ofSeconds(20))));
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5)).until(() -> !waiting.isDone());
+
+        assertThat(set.release()).isTrue();
+
+        Lease passedOn = waiting.get(10, TimeUnit.SECONDS);
+        assertThat(passedOn.fencingToken()).isGreaterThan(set.lease(keys.get(1)).fencingToken());
+        assertThat(store().inspect(keys.get(0))).isEmpty();
+        assertThat(store().inspect(keys.get(2))).isEmpty();
+        passedOn.release();
+    }
+
+    @Test
     default void losingOneLeaseLosesTheSetWhileTheOthersStayUntilReleased() {
         LockManager locks = manager();
         String lost = key();

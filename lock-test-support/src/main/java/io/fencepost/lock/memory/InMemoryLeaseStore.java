@@ -244,6 +244,12 @@ public final class InMemoryLeaseStore
         }
     }
 
+    /** Each release on its own, as {@link #release} does it: a set's leases are ordinary leases. */
+    @Override
+    public List<Boolean> releaseAll(List<ReleaseRequest> requests) {
+        return requests.stream().map(this::release).toList();
+    }
+
     /** When the key can next be granted to somebody: the earliest end of a permit, else the end of the last lease. */
     private static Instant freesAt(Key key, List<Holder> live) {
         Comparator<Holder> byExpiry = Comparator.comparing(Holder::expiresAt);

@@ -13,6 +13,7 @@ import io.fencepost.lock.memory.InMemoryLeaseStore;
 import io.fencepost.lock.spi.MultiAcquireRequest;
 import io.fencepost.lock.spi.MultiAcquireResult;
 import io.fencepost.lock.spi.MultiKeyAcquire;
+import io.fencepost.lock.spi.ReleaseRequest;
 import io.fencepost.lock.spi.StoreLimits;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,6 +51,15 @@ class MultiLeaseEngineTest {
                 throw new LockStoreException("simulated outage");
             }
             return delegate.acquireAll(request);
+        }
+
+        @Override
+        public List<Boolean> releaseAll(List<ReleaseRequest> requests) {
+            calls.incrementAndGet();
+            if (down) {
+                throw new LockStoreException("simulated outage");
+            }
+            return delegate.releaseAll(requests);
         }
 
         @Override
