@@ -110,6 +110,26 @@ public final class BenchDatabase implements AutoCloseable {
         }
     }
 
+    /**
+     * Rows that queries of every other database have inserted, updated or deleted, as the statistics system has them
+     * now: a sign that someone else was writing, and so flushing WAL, meanwhile. The harness's own connection to the
+     * {@code postgres} database only reads.
+     */
+    public long rowsWrittenElsewhere() throws SQLException {
+        try (Statement statement = admin.createStatement()) {
+            statement.execute("SELECT pg_stat_clear_snapshot()");
+        }
+        try (PreparedStatement query = admin.prepareStatement(
+                "SELECT coalesce(sum(tup_inserted + tup_updated + tup_deleted), 0) FROM pg_stat_database"
+                        + " WHERE datname IS DISTINCT FROM ?")) {
+            query.setString(1, settings.database());
+            try (ResultSet rows = query.executeQuery()) {
+                rows.next();
+                return rows.getLong(1);
+            }
+        }
+    }
+
     /** Waits until no backend of {@code applicationName} is left (their statistics are then reported). */
     public void awaitDisconnected(String applicationName) throws SQLException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

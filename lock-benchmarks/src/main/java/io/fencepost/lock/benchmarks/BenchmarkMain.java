@@ -15,6 +15,7 @@ import io.fencepost.lock.benchmarks.scenarios.LosingScenario;
 import io.fencepost.lock.benchmarks.scenarios.ModeScenario;
 import io.fencepost.lock.benchmarks.scenarios.NodesScenario;
 import io.fencepost.lock.benchmarks.scenarios.RenewalScenario;
+import io.fencepost.lock.benchmarks.scenarios.SetsScenario;
 import io.fencepost.lock.benchmarks.scenarios.UncontendedScenario;
 import io.fencepost.lock.benchmarks.wire.RedisInfo;
 import java.io.IOException;
@@ -107,6 +108,9 @@ public final class BenchmarkMain {
             }
             if (settings.runs(Scenario.FENCED_TRANSACTION)) {
                 results.fencedTransaction = new FencedTransactionScenario(harness).run();
+            }
+            if (settings.runs(Scenario.SETS)) {
+                results.sets = new SetsScenario(harness).run();
             }
             results.environment.put("load average at end", loadAverage());
             results.duration = Duration.ofNanos(System.nanoTime() - started).truncatedTo(ChronoUnit.SECONDS);

@@ -7,6 +7,7 @@ import io.fencepost.lock.benchmarks.scenarios.CycleResult;
 import io.fencepost.lock.benchmarks.scenarios.FailoverResult;
 import io.fencepost.lock.benchmarks.scenarios.FencedTransactionResult;
 import io.fencepost.lock.benchmarks.scenarios.RenewalResult;
+import io.fencepost.lock.benchmarks.scenarios.SetsResult;
 import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.util.LinkedHashMap;
@@ -65,4 +66,7 @@ public final class Results {
     public Series<CycleResult> extend;
 
     public List<FailoverResult> failover = List.of();
+
+    /** Several keys at once, per set size. */
+    public List<SetsResult> sets = List.of();
 }

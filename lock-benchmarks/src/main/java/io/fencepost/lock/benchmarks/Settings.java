@@ -61,7 +61,8 @@ public record Settings(
         PERMITS,
         EXTEND,
         FAILOVER,
-        FENCED_TRANSACTION;
+        FENCED_TRANSACTION,
+        SETS;
 
         static Scenario parse(String name) {
             return valueOf(name.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
@@ -93,7 +94,7 @@ public record Settings(
                                       leader processes killed per library (default 5)
               --scenarios=a,b         any of uncontended, losing, contended, nodes, distinct-keys, renewal,
                                       annotation, counting, shared, permits, extend, failover,
-                                      fenced-transaction. A run of only
+                                      fenced-transaction, sets (several keys at once). A run of only
                                       some scenarios merges their sections into the existing report and
                                       leaves the others as they are (and the chart, unless uncontended and
                                       contended both ran)

@@ -58,7 +58,8 @@ public final class Report {
                 new RenewalAndAnnotationSections(r, md),
                 new ModeSections(r, md),
                 new ExtendAndFailoverSections(r, md),
-                new FencedTransactionSection(r, md));
+                new FencedTransactionSection(r, md),
+                new SetsSection(settings, r, md));
         sections.forEach(Section::write);
         caveats(md);
         return md.toString();

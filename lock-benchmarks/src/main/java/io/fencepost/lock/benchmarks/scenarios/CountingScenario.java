@@ -103,7 +103,7 @@ public final class CountingScenario {
     }
 
     /** Waits until the pool has opened its minimum of connections, so that none is opened while counting. */
-    private static void awaitFilled(HikariDataSource pool) throws InterruptedException {
+    static void awaitFilled(HikariDataSource pool) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (pool.getHikariPoolMXBean().getTotalConnections() < pool.getMinimumIdle()
                 && System.nanoTime() < deadline) {

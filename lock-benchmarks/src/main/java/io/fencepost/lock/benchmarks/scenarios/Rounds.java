@@ -1,6 +1,7 @@
 package io.fencepost.lock.benchmarks.scenarios;
 
 import io.fencepost.lock.benchmarks.Harness;
+import io.fencepost.lock.benchmarks.KeyedSeries;
 import io.fencepost.lock.benchmarks.Series;
 import io.fencepost.lock.benchmarks.clients.Library;
 import java.util.ArrayList;
@@ -15,11 +16,15 @@ import java.util.function.Function;
  */
 final class Rounds {
 
+    /** Measures one of the things a scenario compares (a library, or a variant of its own) once. */
+    @FunctionalInterface
+    interface Each<K, R> {
+        R run(K measured, int round) throws Exception;
+    }
+
     /** Measures one library once. */
     @FunctionalInterface
-    interface Measure<R> {
-        R run(Library library, int round) throws Exception;
-    }
+    interface Measure<R> extends Each<Library, R> {}
 
     private Rounds() {}
 
@@ -53,16 +58,31 @@ final class Rounds {
             Measure<R> measure,
             Function<R, String> show)
             throws Exception {
-        Series<R> series = new Series<>();
+        return over(harness, scenario, rounds, libraries, Library::id, new Series<>(), measure, show);
+    }
+
+    /**
+     * The same rounds over any things a scenario compares, named in the log by {@code name}, into {@code series}.
+     */
+    static <K, R, S extends KeyedSeries<K, R>> S over(
+            Harness harness,
+            String scenario,
+            int rounds,
+            List<K> measured,
+            Function<K, String> name,
+            S series,
+            Each<K, R> measure,
+            Function<R, String> show)
+            throws Exception {
         for (int round = 0; round <= rounds; round++) {
-            List<Library> order = new ArrayList<>(libraries);
+            List<K> order = new ArrayList<>(measured);
             Collections.rotate(order, -(round % Math.max(1, order.size())));
-            for (Library library : order) {
-                R result = measure.run(library, round);
+            for (K each : order) {
+                R result = measure.run(each, round);
                 String which = round == 0 ? "warm-up" : "round " + round + "/" + rounds;
-                harness.log(scenario + " " + which + " " + library.id() + ": " + show.apply(result));
+                harness.log(scenario + " " + which + " " + name.apply(each) + ": " + show.apply(result));
                 if (round > 0) {
-                    series.add(library, result);
+                    series.add(each, result);
                 }
             }
         }
