@@ -24,7 +24,10 @@ final class MultiKeyStatements {
      * leases as a single acquire does; each key draws its own token. A key granted elsewhere after the statement's
      * snapshot was taken (its grant committed in the moment before our draw lock) is found by the insert's conflict
      * but not by the plain read: the statement then raises {@link #PARTIAL_SET_MARK} rather than commit part of the
-     * set, and the whole transaction rolls back. A grant commits durably; anything else asynchronously.
+     * set, and the whole transaction rolls back. A grant commits durably; anything else asynchronously. A caller that
+     * will wait marks the busy key's lease as waited for, as a single waiting acquire does, so that its release wakes
+     * the key's waiters, this set among them; the mark switches the commit to asynchronous only where it marks a row,
+     * which happens only when nothing is granted.
      */
     static final String ACQUIRE_ALL = """
             WITH k AS MATERIALIZED (
@@ -36,6 +39,12 @@ final class MultiKeyStatements {
                  WHERE l.lock_key = ANY (:keys::text[]) AND l.expires_at > clock_timestamp()
                  ORDER BY l.expires_at DESC
                  LIMIT 1
+            ), marked AS (
+                -- a caller that will wait marks the busy lease as waited for: its release then wakes the key's waiters
+                UPDATE {table} AS l
+                   SET contended = set_config('synchronous_commit', 'off', true) IS NOT NULL
+                  FROM held AS h
+                 WHERE :waiting AND l.lock_key = h.lock_key AND NOT l.contended AND l.expires_at > clock_timestamp()
             ), drawn AS MATERIALIZED (
                 -- the draw lock of PostgresStatements, one per key of the set, never waited for
                 SELECT bool_and(pg_try_advisory_xact_lock({class_id}, hashtext(s.lock_key))) AS all_drawn

@@ -101,6 +101,7 @@ final class PostgresMultiKeyAcquire {
                                 "keys", c.createArrayOf("text", keys),
                                 "owners", c.createArrayOf("uuid", owners),
                                 "holder", first.holder(),
+                                "waiting", first.waiting(),
                                 "lease_ms", leaseMillis,
                                 "precedence_ms", PRECEDENCE_MS),
                         rows -> result(rows, request));

@@ -146,4 +146,33 @@ class MultiKeyAcquireCostTest {
         assertThat(commits(List.of(free, held))).isEqualTo(before);
         holder.release();
     }
+
+    @Test
+    void aWaitingSetMarksTheBusyLeaseAsWaitedForWithoutAFlush() throws SQLException {
+        CountingDataSource counting = countingConnections();
+        LockManager locks = counted(counting);
+        String free = key();
+        String held = key();
+        Lease holder = closer.add(PostgresLockManager.builder(db.dataSource())
+                        .tableName(TABLE)
+                        .build())
+                .acquire(held, HOLD);
+        List<String> before = commits(List.of(held));
+
+        assertThat(locks.tryAcquireAll(
+                        List.of(free, held),
+                        LockOptions.builder()
+                                .leaseTime(HOLD.leaseTime())
+                                .waitTime(Duration.ofMillis(200))
+                                .build()))
+                .isEmpty();
+
+        List<String> after = commits(List.of(held));
+        assertThat(after.subList(before.size(), after.size()))
+                .as("the marks of the held lease, committed asynchronously")
+                .hasSize(1)
+                .allMatch(commit -> commit.endsWith(":off"));
+        assertThat(commits(List.of(free))).as("the free key").isEmpty();
+        holder.release();
+    }
 }
