@@ -1,8 +1,10 @@
 package io.fencepost.lock.benchmarks.wire;
 
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -18,7 +20,8 @@ final class PgFrontendCounter {
 
     private static final Pattern LEADING_COMMENTS = Pattern.compile("^(\\s|--[^\\n]*\\n|/\\*.*?\\*/)*", Pattern.DOTALL);
 
-    private static final Pattern DML = Pattern.compile("\\b(INSERT|UPDATE|DELETE)\\b");
+    /** A data-changing verb; not the {@code UPDATE} of a {@code FOR UPDATE} row lock. */
+    private static final Pattern DML = Pattern.compile("(?<!FOR )\\b(INSERT|UPDATE|DELETE)\\b");
 
     private final WireCounter counter;
 
@@ -88,7 +91,10 @@ final class PgFrontendCounter {
         return s.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
     }
 
-    /** The leading keyword, with the data-changing verb of a {@code WITH} statement, e.g. {@code WITH…INSERT}. */
+    /**
+     * The leading keyword, with the data-changing verbs of a {@code WITH} statement in the order they appear, e.g.
+     * {@code WITH…INSERT} or {@code WITH…UPDATE+INSERT}.
+     */
     static String kind(String sql) {
         Matcher comments = LEADING_COMMENTS.matcher(sql);
         String body = comments.lookingAt() ? sql.substring(comments.end()) : sql;
@@ -100,8 +106,12 @@ final class PgFrontendCounter {
         String keyword = end == 0 ? "?" : upper.substring(0, end);
         if (keyword.equals("WITH")) {
             Matcher dml = DML.matcher(upper);
-            if (dml.find()) {
-                return "WITH…" + dml.group(1);
+            Set<String> verbs = new LinkedHashSet<>();
+            while (dml.find()) {
+                verbs.add(dml.group(1));
+            }
+            if (!verbs.isEmpty()) {
+                return "WITH…" + String.join("+", verbs);
             }
         }
         if (keyword.equals("SELECT") && upper.contains("ADVISORY")) {
