@@ -44,8 +44,8 @@ public final class Results {
     /** Threads of one client each on its own key, per thread count. */
     public Map<Integer, Series<CycleResult>> keyScaling = new LinkedHashMap<>();
 
-    /** Two threads (two clients) per key. */
-    public Series<CycleResult> keyPairs;
+    /** Two threads (two clients) per key, per key count. */
+    public Map<Integer, Series<CycleResult>> keyPairs = new LinkedHashMap<>();
 
     public List<RenewalResult> renewal = List.of();
 

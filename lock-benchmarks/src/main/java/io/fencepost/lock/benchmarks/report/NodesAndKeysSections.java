@@ -10,7 +10,6 @@ import io.fencepost.lock.benchmarks.Settings;
 import io.fencepost.lock.benchmarks.clients.Library;
 import io.fencepost.lock.benchmarks.clients.Nodes;
 import io.fencepost.lock.benchmarks.scenarios.CycleResult;
-import io.fencepost.lock.benchmarks.scenarios.DistinctKeysScenario;
 import java.util.Map;
 
 /**
@@ -123,18 +122,18 @@ record NodesAndKeysSections(Settings settings, Results r, Markdown md) implement
             md.line("*Scaling is relative to " + baseThreads + " threads, the fewest measured.*");
             md.line();
         }
-        if (r.keyPairs == null) {
-            return;
-        }
-        Series<CycleResult> p = r.keyPairs;
-        md.line("### " + DistinctKeysScenario.PAIRED_KEYS + " keys, two clients per key");
+        r.keyPairs.forEach(this::pairs);
+    }
+
+    private void pairs(int keys, Series<CycleResult> p) {
+        md.line("### " + keys + " keys, two clients per key");
         md.line();
-        md.line(2 * DistinctKeysScenario.PAIRED_KEYS + " threads on " + DistinctKeysScenario.PAIRED_KEYS + " keys:"
+        md.line(2 * keys + " threads on " + keys + " keys:"
                 + " on each key one thread of the JVM's client and one of a second client of the same library in the"
-                + " same JVM (same pool), so every key has a waiter in another client and a release is one someone"
-                + " waits for (Fencepost's waiter waits in the server's lock queue while its client has a queue"
-                + " session left, 4 by default, and is registered and woken by `NOTIFY` past that; raw SQL's waiter"
-                + " polls every 5 ms). A cycle's acquire includes its wait.");
+                + " same JVM (same pool of " + Pools.MAX_SIZE + " connections), so every key has a waiter in another"
+                + " client and a release is one someone waits for (Fencepost's waiter waits in the server's lock queue"
+                + " while its client has a queue session left, 4 by default, and is registered and woken by `NOTIFY`"
+                + " past that; raw SQL's waiter polls every 5 ms). A cycle's acquire includes its wait.");
         md.line();
         md.line("| library | cycles/s | range over rounds | cycle p50 | cycle p99 | Fencepost ÷ this |");
         md.line("| --- | --- | --- | --- | --- | --- |");

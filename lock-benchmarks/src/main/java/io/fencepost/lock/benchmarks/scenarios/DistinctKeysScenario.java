@@ -6,6 +6,7 @@ import io.fencepost.lock.benchmarks.clients.Library;
 import io.fencepost.lock.benchmarks.clients.LockClient;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -17,11 +18,11 @@ import java.util.Map;
  */
 public final class DistinctKeysScenario {
 
-    /** Keys of the variant with waiters; two threads on each. */
-    public static final int PAIRED_KEYS = 16;
+    /** Key counts of the variant with waiters; two threads on each key. */
+    public static final List<Integer> PAIRED_KEYS = List.of(16, 64);
 
-    /** Per thread count, and the variant with two threads (two clients) per key. */
-    public record Outcome(Map<Integer, Series<CycleResult>> byThreads, Series<CycleResult> paired) {}
+    /** Per thread count, and per key count the variant with two threads (two clients) per key. */
+    public record Outcome(Map<Integer, Series<CycleResult>> byThreads, Map<Integer, Series<CycleResult>> paired) {}
 
     private final Harness harness;
 
@@ -50,19 +51,24 @@ public final class DistinctKeysScenario {
         // The second client of each library: another application instance in this JVM, on the same pool.
         Map<Library, LockClient> second = new EnumMap<>(Library.class);
         try {
-            Series<CycleResult> paired = Rounds.run(
-                    harness,
-                    "distinct-keys/" + PAIRED_KEYS + "-keys-two-clients",
-                    libraries,
-                    (library, round) -> {
-                        LockClient other = second.computeIfAbsent(library, l -> l.open(harness.context()));
-                        return Cycles.run(
-                                t -> t % 2 == 0 ? harness.client(library) : other,
-                                t -> "bench:" + library.id() + ":paired-" + t / 2,
-                                2 * PAIRED_KEYS,
-                                settings.keysWindow());
-                    },
-                    CycleResult::show);
+            Map<Integer, Series<CycleResult>> paired = new LinkedHashMap<>();
+            for (int keys : PAIRED_KEYS) {
+                paired.put(
+                        keys,
+                        Rounds.run(
+                                harness,
+                                "distinct-keys/" + keys + "-keys-two-clients",
+                                libraries,
+                                (library, round) -> {
+                                    LockClient other = second.computeIfAbsent(library, l -> l.open(harness.context()));
+                                    return Cycles.run(
+                                            t -> t % 2 == 0 ? harness.client(library) : other,
+                                            t -> "bench:" + library.id() + ":paired-" + t / 2,
+                                            2 * keys,
+                                            settings.keysWindow());
+                                },
+                                CycleResult::show));
+            }
             return new Outcome(byThreads, paired);
         } finally {
             second.values().forEach(LockClient::close);
