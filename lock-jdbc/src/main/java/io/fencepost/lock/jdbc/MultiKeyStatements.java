@@ -79,14 +79,14 @@ final class MultiKeyStatements {
     /**
      * Ends the leases of a set that nobody waits for in one statement, as {@link PostgresStatements#RELEASE_UNCONTENDED}
      * ends one: deletes each row that is still ours and not marked as waited for, committed asynchronously, and returns
-     * the keys it deleted with whether each lease was still live. A key it does not return was not ours any more, or
-     * someone waits for it: the store releases that one on its own.
+     * the keys it deleted with whether each lease was still live. A key it does not return was not ours any more,
+     * someone waits for it, or another statement had its row locked: the store releases that one on its own.
      *
-     * <p>The rows are locked in key order before they are deleted, the order in which {@link #ACQUIRE_ALL} meets them:
-     * a set acquire that finds a row of ours in its conflict locks it, and two statements that each lock several rows
-     * of one set in their own order can deadlock. The pairs are matched with {@code IN} rather than joined to
-     * {@code unnest}: for the join, PostgreSQL finds a plan for each set's real size cheaper than the prepared
-     * statement's generic plan, and plans it afresh on every call.
+     * <p>The statement never waits for a row lock while it holds others: it skips a row locked at that moment (by the
+     * batched renewal, or by a set acquire that met the row in its conflict), because two statements that each lock
+     * several rows in orders of their own can deadlock, and PostgreSQL would then abort one of them. The pairs are
+     * matched with {@code IN} rather than joined to {@code unnest}: for the join, PostgreSQL finds a plan for each
+     * set's real size cheaper than the prepared statement's generic plan, and plans it afresh on every call.
      */
     static final String RELEASE_ALL = """
             WITH mine AS MATERIALIZED (
@@ -94,8 +94,7 @@ final class MultiKeyStatements {
                   FROM {table} AS l
                  WHERE (l.lock_key, l.owner_token) IN (SELECT * FROM unnest(:keys::text[], :owners::uuid[]))
                    AND NOT l.contended
-                 ORDER BY l.lock_key
-                   FOR UPDATE OF l
+                   FOR UPDATE OF l SKIP LOCKED
             )
             DELETE FROM {table} AS l
              USING (SELECT set_config('synchronous_commit', 'off', true)) AS g, mine AS m

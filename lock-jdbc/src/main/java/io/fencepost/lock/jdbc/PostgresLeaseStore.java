@@ -162,7 +162,8 @@ public final class PostgresLeaseStore
 
     /**
      * A set's leases that nobody waits for leave in one statement; a lease that statement did not end (someone waits,
-     * it is not ours any more, it keeps a minimum hold) is released on its own, as {@link #release} ends one.
+     * it is not ours any more, it keeps a minimum hold, its row was locked by another statement) is released on its
+     * own, as {@link #release} ends one.
      */
     @Override
     public List<Boolean> releaseAll(List<ReleaseRequest> requests) {
@@ -178,7 +179,8 @@ public final class PostgresLeaseStore
         for (ReleaseRequest request : requests) {
             Boolean wasLive = released.get(request.key());
             if (wasLive == null && inOne && together.contains(request)) {
-                // Left by the statement: someone waits for the key, or it is not ours; the waited-for release decides.
+                // Left by the statement: someone waits for the key, it is not ours, or its row was locked elsewhere;
+                // the release that handles all of these decides.
                 waitedForKeys.mark(request.key());
             }
             results.add(wasLive != null ? wasLive : release(request));
