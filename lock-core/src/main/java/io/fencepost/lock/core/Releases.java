@@ -256,6 +256,11 @@ final class Releases {
                 try {
                     handed = handOver.handOver(
                             new HandOverRequest(lease.ownerToken(), next.call.request(next.ownerToken, holderName)));
+                    if (handed.isPresent()) {
+                        // Before the waiter learns of its lease: it may release it at once, and the place must be
+                        // its own by then, or that release would not leave it and the place would outlive the lease.
+                        places.pass(lease.key, lease.ownerToken(), next.ownerToken);
+                    }
                 } finally {
                     // Waiters in the store's queue are invisible to the store's answer, so a place in it counts as
                     // others waiting: the key then leaves this manager now and then for them.
@@ -263,9 +268,6 @@ final class Releases {
                 }
                 removed = handed.isPresent();
                 removedLive = removed;
-                if (removed) {
-                    places.pass(lease.key, lease.ownerToken(), next.ownerToken);
-                }
                 return;
             }
             ReleaseRequest request = request();

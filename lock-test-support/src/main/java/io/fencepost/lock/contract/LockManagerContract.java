@@ -10,10 +10,11 @@ import org.junit.jupiter.api.BeforeEach;
 
 /**
  * The lock manager's contract on a store: lease extension, non-reentrant holds, shared leases and permits, leader
- * election, run with real threads and several managers on the store under test. A store author extends this class and creates the store;
+ * election, a hot key shared by several managers, run with real threads and several managers on the store under test. A store author extends this class and creates the store;
  * the contract runs Fencepost's engine ({@link DefaultLockManager}) on it.
  */
-public abstract class LockManagerContract implements ExtendContract, SharedAndPermitsContract, LeaderElectionContract {
+public abstract class LockManagerContract
+        implements ExtendContract, SharedAndPermitsContract, LeaderElectionContract, HotKeyContract {
 
     private final List<AutoCloseable> closeAfterTest = new ArrayList<>();
 
