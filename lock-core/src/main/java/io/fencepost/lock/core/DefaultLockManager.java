@@ -92,7 +92,7 @@ public class DefaultLockManager implements LockManager, LockAdmin, AutoCloseable
         RegisteredWaits registrations = RegisteredWaits.of(store, relay, grants, releases, settings.pushFallback());
         this.lineAcquirer =
                 new LineAcquirer(store, holderName, lines, held, releases, grants, loop, registrations, places);
-        this.fairAcquirer = relay != null ? new FairAcquirer(store, registrations, places, holderName, loop) : null;
+        this.fairAcquirer = relay != null ? new FairAcquirer(store, registrations, holderName, loop) : null;
         this.sweeps = sweeper != null ? new SweepLoop(sweeper, settings.listener()) : null;
         this.setAcquirer = new SetAcquirer(
                 store,

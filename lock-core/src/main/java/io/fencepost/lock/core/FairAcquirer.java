@@ -14,11 +14,11 @@ import java.util.concurrent.TimeUnit;
  * free key past an older one. The store keeps the order of all callers, so the callers of this manager need no line
  * of their own. It differs from the ordinary mode's registered waits only in {@code inTurn}.
  *
- * @param places where a wait for a key found busy a moment ago first takes its place: the store's queue keeps arrival
- *     order across processes by itself, and at its head the wait asks in turn
+ * <p>Fair waiters do not wait in the store's queue ({@link QueuePlaces}): a manager's place there is shared by all its
+ * callers of the key, so while one of them held it, every later caller of that manager would register at once, past
+ * the earlier waiters of other processes still blocked behind the place. The registrations alone keep arrival order.
  */
-record FairAcquirer(
-        LeaseStore store, RegisteredWaits registrations, QueuePlaces places, String holderName, AcquireLoop loop) {
+record FairAcquirer(LeaseStore store, RegisteredWaits registrations, String holderName, AcquireLoop loop) {
 
     Optional<Lease> acquire(AcquireCall call) {
         return call.waits() ? awaitTurn(call) : tryInTurn(call);
@@ -52,9 +52,6 @@ record FairAcquirer(
         };
         LeaseStore.Subscription subscription = store.subscribe(call.key(), wake);
         RegisteredWait registered = registrations.open(call, UUID.randomUUID().toString(), true, wake);
-        // On a key this manager found busy a moment ago, the wait first takes its place in the store's queue, which
-        // keeps arrival order across processes by itself; at the head it asks in turn, as every fair waiter does.
-        QueuedWait queued = places.waitFor(call.key(), registered.ownerToken(), registrations.busyKeys());
         Optional<Lease> lease = Optional.empty();
         try {
             lease = loop.run(call, new AcquireLoop.Attempts() {
@@ -75,7 +72,6 @@ record FairAcquirer(
 
                 @Override
                 public AcquireResult attempt(String ownerToken) {
-                    queued.joinBeforeFirstAttempt(call.remainingNanos());
                     return registered.attempt(holderName);
                 }
 
@@ -99,7 +95,6 @@ record FairAcquirer(
         } catch (InterruptedException e) {
             return loop.interrupted(call);
         } finally {
-            queued.end(lease.isPresent());
             subscription.close();
             registered.end();
         }

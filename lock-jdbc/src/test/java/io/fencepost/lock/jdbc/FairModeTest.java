@@ -104,6 +104,66 @@ class FairModeTest {
         }
     }
 
+    /**
+     * Two managers with several fair waiters each: the order is the order of the calls, also when a manager's waiters
+     * found the key busy a moment ago (which, for ordinary waiters, sends them to the server's lock queue first: a
+     * manager's place there is shared by all its callers, so a later caller of the manager holding it would register
+     * past an earlier caller of the other one, still blocked behind that place).
+     */
+    @Test
+    void fairWaitersOfTwoManagersOnAHotKeyAreGrantedInCallOrder() throws Exception {
+        String key = "fair:hot-key";
+        LockOptions fair = LockOptions.builder()
+                .leaseTime(Duration.ofSeconds(30))
+                .waitTime(Duration.ofSeconds(60))
+                .fair(true)
+                .build();
+        Map<String, Long> tokens = new ConcurrentHashMap<>();
+        ExecutorService threads = Executors.newCachedThreadPool();
+        try (PostgresLockManager holder = PostgresLockManager.create(db.dataSource());
+                PostgresLockManager first = PostgresLockManager.create(db.dataSource());
+                PostgresLockManager second = PostgresLockManager.create(db.dataSource())) {
+            Lease held = holder.acquire(key, LockOptions.of(Duration.ofMinutes(1)));
+            List<String> calls = List.of("a0", "a1", "b2", "b3", "a4");
+            for (String name : calls) {
+                PostgresLockManager locks = name.startsWith("a") ? first : second;
+                int before = queueLength(key);
+                threads.submit(() -> {
+                    try (Lease lease = locks.acquire(key, fair)) {
+                        tokens.put(name, lease.fencingToken());
+                    }
+                    return null;
+                });
+                // the call has arrived: registered, or blocked in the server's lock queue
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> queueLength(key) > before || blockedInTheLockQueue() > 0);
+            }
+
+            held.release();
+            await().atMost(Duration.ofSeconds(30)).until(() -> tokens.size() == calls.size());
+
+            List<String> grantOrder = tokens.entrySet().stream()
+                    .sorted(Map.Entry.comparingByValue(Comparator.naturalOrder()))
+                    .map(Map.Entry::getKey)
+                    .toList();
+            assertThat(grantOrder).containsExactlyElementsOf(calls);
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    /** Sessions of this database waiting for an advisory lock: in this test, only a wait in a key's lock queue. */
+    private static int blockedInTheLockQueue() throws Exception {
+        try (Connection connection = db.dataSource().getConnection();
+                Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
+                        + " AND NOT granted AND database = (SELECT oid FROM pg_database"
+                        + " WHERE datname = current_database())")) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
     private static int queueLength(String key) throws Exception {
         try (Connection connection = db.dataSource().getConnection();
                 Statement statement = connection.createStatement();
