@@ -11,6 +11,7 @@ import io.fencepost.lock.benchmarks.scenarios.DistinctKeysScenario;
 import io.fencepost.lock.benchmarks.scenarios.ExtendScenario;
 import io.fencepost.lock.benchmarks.scenarios.FailoverScenario;
 import io.fencepost.lock.benchmarks.scenarios.FencedTransactionScenario;
+import io.fencepost.lock.benchmarks.scenarios.HandOffPhasesScenario;
 import io.fencepost.lock.benchmarks.scenarios.LosingScenario;
 import io.fencepost.lock.benchmarks.scenarios.ModeScenario;
 import io.fencepost.lock.benchmarks.scenarios.NodesScenario;
@@ -111,6 +112,9 @@ public final class BenchmarkMain {
             }
             if (settings.runs(Scenario.SETS)) {
                 results.sets = new SetsScenario(harness).run();
+            }
+            if (settings.runs(Scenario.HAND_OFF_PHASES)) {
+                results.handOffPhases = new HandOffPhasesScenario(harness).run();
             }
             results.environment.put("load average at end", loadAverage());
             results.duration = Duration.ofNanos(System.nanoTime() - started).truncatedTo(ChronoUnit.SECONDS);

@@ -6,6 +6,7 @@ import io.fencepost.lock.benchmarks.scenarios.CountingResult;
 import io.fencepost.lock.benchmarks.scenarios.CycleResult;
 import io.fencepost.lock.benchmarks.scenarios.FailoverResult;
 import io.fencepost.lock.benchmarks.scenarios.FencedTransactionResult;
+import io.fencepost.lock.benchmarks.scenarios.HandOffPhases;
 import io.fencepost.lock.benchmarks.scenarios.RenewalResult;
 import io.fencepost.lock.benchmarks.scenarios.SetsResult;
 import java.time.Duration;
@@ -69,4 +70,7 @@ public final class Results {
 
     /** Several keys at once, per set size. */
     public List<SetsResult> sets = List.of();
+
+    /** Null when the hand-off phases were not measured. */
+    public Series<HandOffPhases> handOffPhases;
 }

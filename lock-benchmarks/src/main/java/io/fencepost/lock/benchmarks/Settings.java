@@ -62,7 +62,8 @@ public record Settings(
         EXTEND,
         FAILOVER,
         FENCED_TRANSACTION,
-        SETS;
+        SETS,
+        HAND_OFF_PHASES;
 
         static Scenario parse(String name) {
             return valueOf(name.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
@@ -94,7 +95,8 @@ public record Settings(
                                       leader processes killed per library (default 5)
               --scenarios=a,b         any of uncontended, losing, contended, nodes, distinct-keys, renewal,
                                       annotation, counting, shared, permits, extend, failover,
-                                      fenced-transaction, sets (several keys at once). A run of only
+                                      fenced-transaction, sets (several keys at once), hand-off-phases
+                                      (one hand-off between two nodes taken apart). A run of only
                                       some scenarios merges their sections into the existing report and
                                       leaves the others as they are (and the chart, unless uncontended and
                                       contended both ran)

@@ -59,7 +59,8 @@ public final class Report {
                 new ModeSections(r, md),
                 new ExtendAndFailoverSections(r, md),
                 new FencedTransactionSection(r, md),
-                new SetsSection(settings, r, md));
+                new SetsSection(settings, r, md),
+                new HandOffPhasesSection(settings, r, md));
         sections.forEach(Section::write);
         caveats(md);
         return md.toString();

@@ -1,0 +1,76 @@
+package io.fencepost.lock.benchmarks.report;
+
+import io.fencepost.lock.benchmarks.Results;
+import io.fencepost.lock.benchmarks.Series;
+import io.fencepost.lock.benchmarks.Settings;
+import io.fencepost.lock.benchmarks.clients.Library;
+import io.fencepost.lock.benchmarks.scenarios.HandOffPhases;
+import java.util.function.ToDoubleFunction;
+
+/** Writes the section that takes one hand-off between two nodes apart, Fencepost beside the durable floor. */
+record HandOffPhasesSection(Settings settings, Results r, Markdown md) implements Section {
+
+    @Override
+    public void write() {
+        Series<HandOffPhases> s = r.handOffPhases;
+        if (s == null || s.libraries().isEmpty()) {
+            return;
+        }
+        md.line("## Where a hand-off between nodes goes");
+        md.line();
+        md.line("Two nodes (each its own client and pool, as in the nodes scenario, both in one JVM) take turns on one"
+                + " key for " + Fmt.secs(settings.nodesWindow()) + " per library and round (" + settings.rounds()
+                + " measured rounds after a warm-up); every statement either node's thread runs is timed on the"
+                + " client, from the call into the JDBC driver to its return. Each hand-off from one node to the other"
+                + " is cut at its statements: *before the release*, from the start of `release()` to its statement"
+                + " being sent; *release to wake-up*, from the release statement being sent to the waiter's blocked"
+                + " statement returning (the release's own work in the server up to the unlock that wakes the waiter,"
+                + " and the wake-up); *waiter*, from there to the waiter's grant statement being sent; *grant*, that"
+                + " statement's round trip with its durable commit; *after the grant*, from its return to the"
+                + " critical section. Each column is the median over the hand-offs of a round, then the median over"
+                + " rounds, so the steps add up to the hand-off only roughly. Hand-offs whose next holder was not"
+                + " blocked in a statement when the release began are left out (counted). The release statement's own"
+                + " round trip runs beside the later steps and is shown for reference.");
+        md.line();
+        md.line("| library | CS/s | hand-off p50 | before the release | release to wake-up | waiter | grant |"
+                + " after the grant | release statement | statements: release / wait / grant | hand-offs taken apart"
+                + " (left out) |");
+        md.line("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+        for (Library library : s.libraries()) {
+            HandOffPhases last = s.of(library).get(s.of(library).size() - 1);
+            md.line("| " + (library == Library.FENCEPOST ? "**" + library.label() + "**" : library.label())
+                    + " | " + Fmt.count(s.median(library, HandOffPhases::perSecond))
+                    + " | " + us(s, library, HandOffPhases::handOffUs)
+                    + " | " + us(s, library, HandOffPhases::beforeReleaseUs)
+                    + " | " + us(s, library, HandOffPhases::wakeUpUs)
+                    + " | " + us(s, library, HandOffPhases::waiterHopUs)
+                    + " | " + us(s, library, HandOffPhases::grantUs)
+                    + " | " + us(s, library, HandOffPhases::afterGrantUs)
+                    + " | " + us(s, library, HandOffPhases::releaseStatementUs)
+                    + " | `" + last.releaseKind() + "` / `" + last.waitKind() + "` / `" + last.grantKind() + "`"
+                    + " | " + Fmt.count(s.median(library, HandOffPhases::handOffs))
+                    + " (" + Fmt.count(s.median(library, HandOffPhases::skipped)) + ") |");
+        }
+        if (s.has(Library.FENCEPOST) && s.has(Library.DURABLE_FLOOR)) {
+            md.line("| Fencepost − floor | "
+                    + " | " + diff(s, HandOffPhases::handOffUs)
+                    + " | " + diff(s, HandOffPhases::beforeReleaseUs)
+                    + " | " + diff(s, HandOffPhases::wakeUpUs)
+                    + " | " + diff(s, HandOffPhases::waiterHopUs)
+                    + " | " + diff(s, HandOffPhases::grantUs)
+                    + " | " + diff(s, HandOffPhases::afterGrantUs)
+                    + " | " + diff(s, HandOffPhases::releaseStatementUs)
+                    + " | | |");
+        }
+        md.line();
+    }
+
+    private static String us(Series<HandOffPhases> s, Library library, ToDoubleFunction<HandOffPhases> metric) {
+        return Fmt.us(s.median(library, metric));
+    }
+
+    private static String diff(Series<HandOffPhases> s, ToDoubleFunction<HandOffPhases> metric) {
+        double d = s.difference(Library.FENCEPOST, Library.DURABLE_FLOOR, metric);
+        return (d >= 0 ? "+" : "−") + Fmt.us(Math.abs(d));
+    }
+}
