@@ -115,8 +115,8 @@ public final class Report {
         md.line();
         md.line("The script runs `./mvnw -q -B -pl lock-benchmarks -am package -DskipTests` and then `java -jar"
                 + " lock-benchmarks/target/lock-benchmarks.jar`. The module is compiled by every build but runs"
-                + " nothing during it (its only tests check how a partial run's report is merged and that the"
-                + " report's prose fills in).");
+                + " nothing during it (its only tests check how a partial run's report is merged, that the"
+                + " report's prose fills in and how a hand-off is cut into its steps).");
         md.line();
     }
 
