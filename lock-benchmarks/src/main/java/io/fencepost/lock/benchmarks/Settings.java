@@ -104,9 +104,10 @@ public record Settings(
                                       fencepost-store, shedlock, spring-integration, redisson, advisory,
                                       fencepost-shared, fencepost-permits, redisson-read,
                                       redisson-expirable-semaphore, redisson-semaphore, durable-floor,
-                                      durable-floor-keyed, redisson-fsync (the last three in the nodes
-                                      scenario only; redisson-fsync needs redis-server on the PATH and is
-                                      skipped without it)
+                                      durable-floor-keyed, durable-floor-ending, redisson-fsync (the
+                                      durable floors in the nodes and hand-off-phases scenarios only,
+                                      redisson-fsync in the nodes scenario only; it needs redis-server on
+                                      the PATH and is skipped without it)
               --pg=HOST:PORT  --pg-user=NAME  --database=NAME   (default 127.0.0.1:5432, postgres, fencepost_bench)
               --redis=HOST:PORT       (default 127.0.0.1:6379)
               --output=FILE           the Markdown report; the chart is written beside it (.svg)

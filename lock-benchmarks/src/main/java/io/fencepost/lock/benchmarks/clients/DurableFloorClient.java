@@ -34,8 +34,7 @@ public final class DurableFloorClient extends AdvisoryLockClient {
      * key-share lock on the row blocks a change of grant but not a renewal: every grant then writes new index entries
      * instead of a heap-only update. This variant pays that too, to tell its cost from the rest of the gap.
      */
-    private static final String KEY_SQL =
-            "CREATE UNIQUE INDEX IF NOT EXISTS durable_floor_keyed_lease_token ON durable_floor_keyed_lease (fencing_token)";
+    private static final String KEY_SQL = "CREATE UNIQUE INDEX IF NOT EXISTS {table}_token ON {table} (fencing_token)";
 
     // synchronous_commit on for this statement's transaction, whatever the server's default: the grant is durable.
     private static final String GRANT_SQL = """
@@ -52,24 +51,50 @@ public final class DurableFloorClient extends AdvisoryLockClient {
 
     private final String grantSql;
 
+    /**
+     * The keyed floor whose release also ends the lease in its row, as any lease store must (a lease that outlives its
+     * release would keep the key from the next holder once the queue no longer orders them): the unlock's statement
+     * first sets the row's expiry to now, committed asynchronously, as Fencepost's release does with its delete.
+     */
+    private static final String ENDING_UNLOCK_SQL = """
+            WITH k AS MATERIALIZED (SELECT ?::text AS key, set_config('synchronous_commit', 'off', true) AS async),
+            ended AS (
+                UPDATE durable_floor_ended_lease AS l SET expires_at = clock_timestamp()
+                  FROM k WHERE l.lock_key = k.key
+                RETURNING 1
+            )
+            -- the join reads the update's outcome first, so the unlock comes after the row is written
+            SELECT pg_advisory_unlock(%d, hashtext(k.key)) FROM k LEFT JOIN (SELECT count(*) FROM ended) AS e ON true
+            """.formatted(LOCK_CLASS);
+
     public DurableFloorClient(ClientContext context) {
-        this(context, "durable_floor_lease", false);
+        this(context, "durable_floor_lease", false, Statements.inClass(LOCK_CLASS));
     }
 
     /** The floor on a lease table whose fencing token is a key of the row, as Fencepost's is. */
     public static DurableFloorClient keyed(ClientContext context) {
-        return new DurableFloorClient(context, "durable_floor_keyed_lease", true);
+        return new DurableFloorClient(context, "durable_floor_keyed_lease", true, Statements.inClass(LOCK_CLASS));
     }
 
-    private DurableFloorClient(ClientContext context, String table, boolean keyed) {
-        super(context, Statements.inClass(LOCK_CLASS));
+    /** The keyed floor whose release ends the lease in its row before it unlocks. */
+    public static DurableFloorClient ending(ClientContext context) {
+        Statements queue = Statements.inClass(LOCK_CLASS);
+        return new DurableFloorClient(
+                context,
+                "durable_floor_ended_lease",
+                true,
+                new Statements(queue.lock(), queue.tryLock(), ENDING_UNLOCK_SQL));
+    }
+
+    private DurableFloorClient(ClientContext context, String table, boolean keyed, Statements statements) {
+        super(context, statements);
         this.leaseMillis = context.leaseTime().toMillis();
         this.grantSql = GRANT_SQL.replace("{table}", table);
         try (Connection connection = context.dataSource().getConnection();
                 Statement statement = connection.createStatement()) {
             statement.execute(SCHEMA_SQL.replace("{table}", table));
             if (keyed) {
-                statement.execute(KEY_SQL);
+                statement.execute(KEY_SQL.replace("{table}", table));
             }
         } catch (SQLException e) {
             throw new IllegalStateException("creating the durable floor's lease table failed", e);

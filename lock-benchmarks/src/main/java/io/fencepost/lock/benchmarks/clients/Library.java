@@ -120,6 +120,14 @@ public enum Library {
                     + " (a grant then changes a key of the row and writes new index entries)",
             DurableFloorClient::keyed,
             true),
+    DURABLE_FLOOR_ENDING(
+            "durable-floor-ending",
+            "durable floor with the token as a key, whose release ends the row",
+            () -> "as the durable floor with the token as a key, and the release sets the row's expiry to now"
+                    + " (committed asynchronously) in the statement that unlocks, before the unlock, as a lease"
+                    + " store's release must end the lease",
+            DurableFloorClient::ending,
+            true),
     REDISSON_FSYNC(
             "redisson-fsync",
             "Redisson RLock, Redis with appendfsync always",
@@ -196,6 +204,7 @@ public enum Library {
                 || this == RAW_INSERT
                 || this == DURABLE_FLOOR
                 || this == DURABLE_FLOOR_KEYED
+                || this == DURABLE_FLOOR_ENDING
                 || this == REDISSON_FSYNC
                 || !isExclusive();
     }

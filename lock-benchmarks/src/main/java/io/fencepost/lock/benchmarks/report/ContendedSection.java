@@ -55,6 +55,7 @@ record ContendedSection(Settings settings, Results r, Markdown md) implements Se
                     REDISSON_SEMAPHORE,
                     DURABLE_FLOOR,
                     DURABLE_FLOOR_KEYED,
+                    DURABLE_FLOOR_ENDING,
                     REDISSON_FSYNC -> Fmt.NONE; // not in this scenario
             case SELECT_ONE, FENCEPOST_STORE, RAW_INSERT -> Fmt.NONE;
         };

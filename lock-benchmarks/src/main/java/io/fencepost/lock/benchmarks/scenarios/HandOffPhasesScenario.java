@@ -38,7 +38,11 @@ public final class HandOffPhasesScenario {
         return Rounds.run(
                 harness,
                 "hand-off-phases",
-                harness.libraries(Library.FENCEPOST, Library.DURABLE_FLOOR, Library.DURABLE_FLOOR_KEYED),
+                harness.libraries(
+                        Library.FENCEPOST,
+                        Library.DURABLE_FLOOR,
+                        Library.DURABLE_FLOOR_KEYED,
+                        Library.DURABLE_FLOOR_ENDING),
                 (library, round) -> measure(library),
                 HandOffPhases::show);
     }
