@@ -5,6 +5,7 @@ import io.fencepost.lock.benchmarks.Series;
 import io.fencepost.lock.benchmarks.Settings;
 import io.fencepost.lock.benchmarks.clients.Library;
 import io.fencepost.lock.benchmarks.scenarios.HandOffPhases;
+import java.util.List;
 import java.util.function.ToDoubleFunction;
 
 /** Writes the section that takes one hand-off between two nodes apart, Fencepost beside the durable floor. */
@@ -30,7 +31,10 @@ record HandOffPhasesSection(Settings settings, Results r, Markdown md) implement
                 + " critical section. Each column is the median over the hand-offs of a round, then the median over"
                 + " rounds, so the steps add up to the hand-off only roughly. Hand-offs whose next holder was not"
                 + " blocked in a statement when the release began are left out (counted). The release statement's own"
-                + " round trip runs beside the later steps and is shown for reference.");
+                + " round trip runs beside the later steps and is shown for reference. The rows *Fencepost − …* give,"
+                + " per step, the median over rounds of the difference within each round. The floor whose release"
+                + " ends the row is the least a lease store pays: its release must end the lease in the store, so it"
+                + " writes the row (committed asynchronously) before it unlocks, as Fencepost's release deletes it.");
         md.line();
         md.line("| library | CS/s | hand-off p50 | before the release | release to wake-up | waiter | grant |"
                 + " after the grant | release statement | statements: release / wait / grant | hand-offs taken apart"
@@ -51,16 +55,19 @@ record HandOffPhasesSection(Settings settings, Results r, Markdown md) implement
                     + " | " + Fmt.count(s.median(library, HandOffPhases::handOffs))
                     + " (" + Fmt.count(s.median(library, HandOffPhases::skipped)) + ") |");
         }
-        if (s.has(Library.FENCEPOST) && s.has(Library.DURABLE_FLOOR)) {
-            md.line("| Fencepost − floor | "
-                    + " | " + diff(s, HandOffPhases::handOffUs)
-                    + " | " + diff(s, HandOffPhases::beforeReleaseUs)
-                    + " | " + diff(s, HandOffPhases::wakeUpUs)
-                    + " | " + diff(s, HandOffPhases::waiterHopUs)
-                    + " | " + diff(s, HandOffPhases::grantUs)
-                    + " | " + diff(s, HandOffPhases::afterGrantUs)
-                    + " | " + diff(s, HandOffPhases::releaseStatementUs)
-                    + " | | |");
+        for (Library floor :
+                List.of(Library.DURABLE_FLOOR, Library.DURABLE_FLOOR_KEYED, Library.DURABLE_FLOOR_ENDING)) {
+            if (s.has(Library.FENCEPOST) && s.has(floor)) {
+                md.line("| Fencepost − " + shortName(floor) + " | "
+                        + " | " + diff(s, floor, HandOffPhases::handOffUs)
+                        + " | " + diff(s, floor, HandOffPhases::beforeReleaseUs)
+                        + " | " + diff(s, floor, HandOffPhases::wakeUpUs)
+                        + " | " + diff(s, floor, HandOffPhases::waiterHopUs)
+                        + " | " + diff(s, floor, HandOffPhases::grantUs)
+                        + " | " + diff(s, floor, HandOffPhases::afterGrantUs)
+                        + " | " + diff(s, floor, HandOffPhases::releaseStatementUs)
+                        + " | | |");
+            }
         }
         md.line();
     }
@@ -69,8 +76,16 @@ record HandOffPhasesSection(Settings settings, Results r, Markdown md) implement
         return Fmt.us(s.median(library, metric));
     }
 
-    private static String diff(Series<HandOffPhases> s, ToDoubleFunction<HandOffPhases> metric) {
-        double d = s.difference(Library.FENCEPOST, Library.DURABLE_FLOOR, metric);
+    private static String shortName(Library floor) {
+        return switch (floor) {
+            case DURABLE_FLOOR_KEYED -> "floor with the token as a key";
+            case DURABLE_FLOOR_ENDING -> "floor whose release ends the row";
+            default -> "floor";
+        };
+    }
+
+    private static String diff(Series<HandOffPhases> s, Library floor, ToDoubleFunction<HandOffPhases> metric) {
+        double d = s.difference(Library.FENCEPOST, floor, metric);
         return (d >= 0 ? "+" : "−") + Fmt.us(Math.abs(d));
     }
 }
