@@ -40,6 +40,9 @@ public class TcpProxy implements AutoCloseable {
 
     private volatile boolean requestsStalled;
 
+    /** Set by {@link #refuse()}: a connection still being set up then closes itself. */
+    private volatile boolean refusing;
+
     private volatile boolean responsesStalled;
 
     /** A proxy, listening on loopback, to {@code targetHost:targetPort}. */
@@ -98,6 +101,7 @@ public class TcpProxy implements AutoCloseable {
      * database is down.
      */
     public void refuse() {
+        refusing = true;
         closeQuietly(server);
         cut();
     }
@@ -156,6 +160,14 @@ public class TcpProxy implements AutoCloseable {
         }
         sockets.add(client);
         sockets.add(upstream);
+        // Checked after the sockets are listed: either refuse() reads them in its cut, or this sees it refusing.
+        if (refusing) {
+            sockets.remove(client);
+            sockets.remove(upstream);
+            closeQuietly(client);
+            closeQuietly(upstream);
+            return;
+        }
         threads.execute(() -> pump(client, upstream, true));
         threads.execute(() -> pump(upstream, client, false));
     }
