@@ -6,10 +6,22 @@ import io.fencepost.lock.benchmarks.Settings;
 import io.fencepost.lock.benchmarks.clients.Library;
 import io.fencepost.lock.benchmarks.scenarios.HandOffPhases;
 import java.util.List;
+import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
+import java.util.stream.Collectors;
 
 /** Writes the section that takes one hand-off between two nodes apart, Fencepost beside the durable floor. */
 record HandOffPhasesSection(Settings settings, Results r, Markdown md) implements Section {
+
+    /** The columns of a hand-off's steps, in table order. */
+    private static final List<ToDoubleFunction<HandOffPhases>> STEPS = List.of(
+            HandOffPhases::handOffUs,
+            HandOffPhases::beforeReleaseUs,
+            HandOffPhases::wakeUpUs,
+            HandOffPhases::waiterHopUs,
+            HandOffPhases::grantUs,
+            HandOffPhases::afterGrantUs,
+            HandOffPhases::releaseStatementUs);
 
     @Override
     public void write() {
@@ -44,13 +56,7 @@ record HandOffPhasesSection(Settings settings, Results r, Markdown md) implement
             HandOffPhases last = s.of(library).get(s.of(library).size() - 1);
             md.line("| " + (library == Library.FENCEPOST ? "**" + library.label() + "**" : library.label())
                     + " | " + Fmt.count(s.median(library, HandOffPhases::perSecond))
-                    + " | " + us(s, library, HandOffPhases::handOffUs)
-                    + " | " + us(s, library, HandOffPhases::beforeReleaseUs)
-                    + " | " + us(s, library, HandOffPhases::wakeUpUs)
-                    + " | " + us(s, library, HandOffPhases::waiterHopUs)
-                    + " | " + us(s, library, HandOffPhases::grantUs)
-                    + " | " + us(s, library, HandOffPhases::afterGrantUs)
-                    + " | " + us(s, library, HandOffPhases::releaseStatementUs)
+                    + steps(metric -> Fmt.us(s.median(library, metric)))
                     + " | `" + last.releaseKind() + "` / `" + last.waitKind() + "` / `" + last.grantKind() + "`"
                     + " | " + Fmt.count(s.median(library, HandOffPhases::handOffs))
                     + " (" + Fmt.count(s.median(library, HandOffPhases::skipped)) + ") |");
@@ -58,22 +64,16 @@ record HandOffPhasesSection(Settings settings, Results r, Markdown md) implement
         for (Library floor :
                 List.of(Library.DURABLE_FLOOR, Library.DURABLE_FLOOR_KEYED, Library.DURABLE_FLOOR_ENDING)) {
             if (s.has(Library.FENCEPOST) && s.has(floor)) {
-                md.line("| Fencepost − " + shortName(floor) + " | "
-                        + " | " + diff(s, floor, HandOffPhases::handOffUs)
-                        + " | " + diff(s, floor, HandOffPhases::beforeReleaseUs)
-                        + " | " + diff(s, floor, HandOffPhases::wakeUpUs)
-                        + " | " + diff(s, floor, HandOffPhases::waiterHopUs)
-                        + " | " + diff(s, floor, HandOffPhases::grantUs)
-                        + " | " + diff(s, floor, HandOffPhases::afterGrantUs)
-                        + " | " + diff(s, floor, HandOffPhases::releaseStatementUs)
+                md.line("| Fencepost − " + shortName(floor) + " | " + steps(metric -> diff(s, floor, metric))
                         + " | | |");
             }
         }
         md.line();
     }
 
-    private static String us(Series<HandOffPhases> s, Library library, ToDoubleFunction<HandOffPhases> metric) {
-        return Fmt.us(s.median(library, metric));
+    /** The step columns, from the hand-off to the release statement, each cell as {@code cell} shows a metric. */
+    private static String steps(Function<ToDoubleFunction<HandOffPhases>, String> cell) {
+        return STEPS.stream().map(metric -> " | " + cell.apply(metric)).collect(Collectors.joining());
     }
 
     private static String shortName(Library floor) {

@@ -1,15 +1,8 @@
 package io.fencepost.lock.benchmarks.wire;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLFeatureNotSupportedException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 
@@ -23,9 +16,6 @@ public final class StatementTimeline {
 
     /** One statement: {@code kind} as {@link PgFrontendCounter#kind} names it; times from {@link System#nanoTime}. */
     public record Call(String kind, long startNanos, long endNanos) {}
-
-    private static final Set<String> EXECUTES =
-            Set.of("execute", "executeQuery", "executeUpdate", "executeLargeUpdate");
 
     private final Map<Thread, List<Call>> byThread = new ConcurrentHashMap<>();
 
@@ -41,52 +31,11 @@ public final class StatementTimeline {
 
     /** {@code target} with every connection taken from it recording its statements here. */
     public DataSource wrap(DataSource target) {
-        return (DataSource) Proxy.newProxyInstance(
-                DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("createConnectionBuilder")) {
-                        throw new SQLFeatureNotSupportedException(
-                                "connections are only recorded when taken with getConnection");
-                    }
-                    Object result = invoke(target, method, args);
-                    return method.getName().equals("getConnection") ? wrap((Connection) result) : result;
-                });
-    }
-
-    private Connection wrap(Connection connection) {
-        return (Connection) Proxy.newProxyInstance(
-                Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
-                    Object result = invoke(connection, method, args);
-                    if (method.getName().equals("prepareStatement") && result instanceof PreparedStatement ps) {
-                        return wrap(ps, PgFrontendCounter.kind((String) args[0]));
-                    }
-                    return result;
-                });
-    }
-
-    private PreparedStatement wrap(PreparedStatement statement, String kind) {
-        return (PreparedStatement) Proxy.newProxyInstance(
-                PreparedStatement.class.getClassLoader(),
-                new Class<?>[] {PreparedStatement.class},
-                (proxy, method, args) -> {
-                    if (!EXECUTES.contains(method.getName())) {
-                        return invoke(statement, method, args);
-                    }
-                    long start = System.nanoTime();
-                    Object result = invoke(statement, method, args);
-                    long end = System.nanoTime();
-                    List<Call> calls = byThread.get(Thread.currentThread());
-                    if (calls != null) {
-                        calls.add(new Call(kind, start, end));
-                    }
-                    return result;
-                });
-    }
-
-    private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
+        return TimedStatements.wrap(target, (kind, start, end) -> {
+            List<Call> calls = byThread.get(Thread.currentThread());
+            if (calls != null) {
+                calls.add(new Call(kind, start, end));
+            }
+        });
     }
 }

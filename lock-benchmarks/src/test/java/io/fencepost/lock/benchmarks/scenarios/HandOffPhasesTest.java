@@ -14,13 +14,8 @@ class HandOffPhasesTest {
 
     @Test
     void cutsAHandOffAtTheReleaseTheWaitAndTheGrant() {
-        // Node 0 holds from 0 and releases at 100 µs; node 1 was blocked in its wait since 10 µs.
-        List<Section> sections =
-                List.of(new Section(0, 0, 100 * US, 400 * US), new Section(1, 900 * US, 950 * US, 990 * US));
-        List<Call> releaser = List.of(new Call("WITH…DELETE", 130 * US, 380 * US));
-        List<Call> waiter = List.of(new Call("WITH", 10 * US, 350 * US), new Call("INSERT", 420 * US, 860 * US));
-
-        HandOffPhases phases = HandOffPhases.of(sections, List.of(releaser, waiter), 1.0);
+        // Node 1 was blocked in its wait since 10 µs, and it returned after node 0's release statement was sent.
+        HandOffPhases phases = handOffWithTheWaitReturningAt(350 * US);
 
         assertThat(phases.handOffs()).isEqualTo(1);
         assertThat(phases.skipped()).isZero();
@@ -44,14 +39,21 @@ class HandOffPhasesTest {
     @Test
     void leavesOutAHandOffWhoseWaiterWasNotBlockedWhenTheReleaseBegan() {
         // Node 1's wait returned before node 0's release statement was sent: it did not wait for that release.
-        List<Section> sections =
-                List.of(new Section(0, 0, 100 * US, 400 * US), new Section(1, 900 * US, 950 * US, 990 * US));
-        List<Call> releaser = List.of(new Call("WITH…DELETE", 130 * US, 380 * US));
-        List<Call> waiter = List.of(new Call("WITH", 10 * US, 120 * US), new Call("INSERT", 420 * US, 860 * US));
-
-        HandOffPhases phases = HandOffPhases.of(sections, List.of(releaser, waiter), 1.0);
+        HandOffPhases phases = handOffWithTheWaitReturningAt(120 * US);
 
         assertThat(phases.handOffs()).isZero();
         assertThat(phases.skipped()).isEqualTo(1);
+    }
+
+    /**
+     * Node 0 holds from 0 and releases at 100 µs (its statement from 130 to 380 µs); node 1 waits from 10 µs until
+     * {@code waitEnd}, sends its grant from 420 to 860 µs and enters its critical section at 900 µs.
+     */
+    private static HandOffPhases handOffWithTheWaitReturningAt(long waitEnd) {
+        List<Section> sections =
+                List.of(new Section(0, 0, 100 * US, 400 * US), new Section(1, 900 * US, 950 * US, 990 * US));
+        List<Call> releaser = List.of(new Call("WITH…DELETE", 130 * US, 380 * US));
+        List<Call> waiter = List.of(new Call("WITH", 10 * US, waitEnd), new Call("INSERT", 420 * US, 860 * US));
+        return HandOffPhases.of(sections, List.of(releaser, waiter), 1.0);
     }
 }
