@@ -162,11 +162,15 @@ final class LabWorker implements Runnable {
         work(fencingToken);
         long value = read.get().value() + 1;
         set("writing", fencingToken, "writes " + value);
-        Optional<LabResource.Written> written = experiment.resource().write(fenced, fencingToken, name, value);
-        if (written.isEmpty()) {
-            refusedByFence(fencingToken, "write of " + value);
-        } else {
-            accepted(fencingToken, value, read.get().version(), written.get());
+        // A write and its event one at a time: two holders at once write within microseconds, and their events must
+        // reach the log in the order the resource took the writes, or the newest pinned event tells an older count.
+        synchronized (experiment.resource()) {
+            Optional<LabResource.Written> written = experiment.resource().write(fenced, fencingToken, name, value);
+            if (written.isEmpty()) {
+                refusedByFence(fencingToken, "write of " + value);
+            } else {
+                accepted(fencingToken, value, read.get().version(), written.get());
+            }
         }
     }
 
@@ -186,11 +190,13 @@ final class LabWorker implements Runnable {
                 work(fencingToken);
                 long value = read.value() + 1;
                 set("writing", fencingToken, "writes " + value + ", then commits if its lease is held");
-                LabResource.Written written =
-                        resource.write(false, fencingToken, name, value).orElseThrow();
-                experiment.guard().holdUntilCommit(transaction, lease);
-                transaction.commit();
-                accepted(fencingToken, value, read.version(), written);
+                synchronized (experiment.resource()) {
+                    LabResource.Written written =
+                            resource.write(false, fencingToken, name, value).orElseThrow();
+                    experiment.guard().holdUntilCommit(transaction, lease);
+                    transaction.commit();
+                    accepted(fencingToken, value, read.version(), written);
+                }
             } catch (LeaseLostException | SQLException e) {
                 rollBack(transaction);
                 rejected(
