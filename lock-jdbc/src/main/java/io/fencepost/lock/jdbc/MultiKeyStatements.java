@@ -86,13 +86,16 @@ final class MultiKeyStatements {
      * batched renewal, or by a set acquire that met the row in its conflict), because two statements that each lock
      * several rows in orders of their own can deadlock, and PostgreSQL would then abort one of them. The pairs are
      * matched with {@code IN} rather than joined to {@code unnest}: for the join, PostgreSQL finds a plan for each
-     * set's real size cheaper than the prepared statement's generic plan, and plans it afresh on every call.
+     * set's real size cheaper than the prepared statement's generic plan, and plans it afresh on every call. The keys
+     * are also named with {@code = ANY}, which the generic plan reads through the primary key: matched by the pairs
+     * alone, it scans the whole table once the table holds a few thousand keys.
      */
     static final String RELEASE_ALL = """
             WITH mine AS MATERIALIZED (
                 SELECT l.lock_key
                   FROM {table} AS l
-                 WHERE (l.lock_key, l.owner_token) IN (SELECT * FROM unnest(:keys::text[], :owners::uuid[]))
+                 WHERE l.lock_key = ANY (:keys::text[])
+                   AND (l.lock_key, l.owner_token) IN (SELECT * FROM unnest(:keys::text[], :owners::uuid[]))
                    AND NOT l.contended
                    FOR UPDATE OF l SKIP LOCKED
             )

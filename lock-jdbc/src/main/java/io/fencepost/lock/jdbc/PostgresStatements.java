@@ -133,7 +133,9 @@ final class PostgresStatements {
 
     /**
      * Extends every still-owned, unexpired exclusive lease of the batch to now plus its lease time, but never to before
-     * its acquisition plus its minimum hold; durably, like a grant.
+     * its acquisition plus its minimum hold; durably, like a grant. The keys are named with {@code = ANY} as well as
+     * joined: the generic plan then reads them through the primary key, where the join alone scans the whole table
+     * once it holds a few thousand keys.
      */
     static final String RENEW = """
             UPDATE {table} AS l
@@ -142,7 +144,8 @@ final class PostgresStatements {
               FROM (SELECT set_config('synchronous_commit', 'on', true)) AS g,
                    unnest(:keys::text[], :owners::uuid[], :lease_ms::bigint[], :min_hold_us::bigint[])
                        AS r(lock_key, owner_token, lease_ms, min_hold_us)
-             WHERE l.lock_key = r.lock_key
+             WHERE l.lock_key = ANY (:keys::text[])
+               AND l.lock_key = r.lock_key
                AND l.owner_token = r.owner_token
                AND l.expires_at > clock_timestamp()
             RETURNING l.lock_key, l.owner_token::text AS owner, l.expires_at

@@ -1,0 +1,135 @@
+package io.fencepost.lock.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The statements that name their keys in arrays (a set's acquire and release, the batched renewals) find their rows
+ * through the primary key, however many rows the table holds. The driver prepares each statement once per connection,
+ * so PostgreSQL soon runs it with its generic plan, planned without the arrays' contents: a statement that matches
+ * rows only by joining the table to {@code unnest} gets a hash join over the whole table there from a few thousand
+ * keys on, and then costs time in proportion to every key the table holds, on every call. Each statement is planned
+ * here as the server plans it for the driver (generic, {@code plan_cache_mode = force_generic_plan}) against a table of
+ * 2,000 keys. (On a table of a few dozen keys a scan is the cheaper plan, and PostgreSQL rightly picks it.)
+ */
+@Tag("server-version")
+class BatchStatementPlansTest {
+
+    @RegisterExtension
+    static PostgresTestDatabase db = new PostgresTestDatabase();
+
+    private static final String TABLE = "batch_plans";
+
+    private static final PostgresStatements STATEMENTS = new PostgresStatements(TableName.of(TABLE));
+
+    private static final String KEYS = "'{plan:1,plan:2}'::text[]";
+
+    private static final String OWNERS = "'{" + UUID.randomUUID() + "," + UUID.randomUUID() + "}'::uuid[]";
+
+    /** The batched renewals' arguments: per key its lease time and minimum hold. */
+    private static final Map<String, String> RENEWAL = Map.of(
+            "keys",
+            KEYS,
+            "owners",
+            OWNERS,
+            "lease_ms",
+            "'{30000,30000}'::bigint[]",
+            "min_hold_us",
+            "'{0,0}'::bigint[]");
+
+    @BeforeAll
+    static void aTableOfManyKeys() throws SQLException {
+        PostgresLockManager.builder(db.dataSource()).tableName(TABLE).build().close();
+        try (Connection connection = db.dataSource().getConnection();
+                Statement statement = connection.createStatement()) {
+            statement.execute("INSERT INTO " + TABLE
+                    + " (lock_key, owner_token, holder, fencing_token, acquired_at, expires_at)"
+                    + " SELECT 'plan:' || g, gen_random_uuid(), 'plans', nextval('" + TABLE + "_fence_seq'),"
+                    + " now(), now() + interval '1 hour' FROM generate_series(1, 2000) AS g");
+            statement.execute("ANALYZE " + TABLE);
+        }
+    }
+
+    static Stream<Arguments> batchStatements() {
+        return Stream.of(
+                Arguments.of(
+                        "acquireAll",
+                        Map.of(
+                                "keys", KEYS,
+                                "owners", OWNERS,
+                                "holder", "'plans'",
+                                "waiting", "true",
+                                "lease_ms", "30000",
+                                "precedence_ms", "2000")),
+                Arguments.of("releaseAll", Map.of("keys", KEYS, "owners", OWNERS)),
+                Arguments.of("renew", RENEWAL),
+                Arguments.of("renewShared", RENEWAL));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("batchStatements")
+    void aStatementOverArraysOfKeysReadsTheTableThroughItsPrimaryKey(String name, Map<String, String> arguments)
+            throws Exception {
+        NamedStatement statement =
+                (NamedStatement) PostgresStatements.class.getDeclaredField(name).get(STATEMENTS);
+        String plan = genericPlan(statement.toString(), arguments);
+        assertThat(plan)
+                .as("the generic plan of %s:%n%s", name, plan)
+                .contains(TABLE + "_pkey")
+                .doesNotContain("Seq Scan on " + TABLE);
+    }
+
+    /** The plan PostgreSQL keeps for {@code namedSql} once it is prepared, whatever the values bound. */
+    private static String genericPlan(String namedSql, Map<String, String> values) throws SQLException {
+        List<String> names = new ArrayList<>();
+        Matcher parameter = Pattern.compile("(?<![:\\w]):([a-z_]+)").matcher(withoutComments(namedSql));
+        StringBuilder numbered = new StringBuilder();
+        while (parameter.find()) {
+            if (!names.contains(parameter.group(1))) {
+                names.add(parameter.group(1));
+            }
+            parameter.appendReplacement(numbered, "\\$" + (names.indexOf(parameter.group(1)) + 1));
+        }
+        parameter.appendTail(numbered);
+        List<String> arguments = names.stream().map(values::get).toList();
+        assertThat(arguments).as("arguments for %s", names).doesNotContainNull();
+        try (Connection connection = db.dataSource().getConnection();
+                Statement statement = connection.createStatement()) {
+            statement.execute("SET plan_cache_mode = force_generic_plan");
+            statement.execute("DEALLOCATE ALL");
+            statement.execute("PREPARE planned AS " + numbered);
+            StringBuilder plan = new StringBuilder();
+            try (ResultSet rows = statement.executeQuery(
+                    "EXPLAIN (COSTS OFF) EXECUTE planned(" + String.join(", ", arguments) + ")")) {
+                while (rows.next()) {
+                    plan.append(rows.getString(1)).append('\n');
+                }
+            }
+            statement.execute("DEALLOCATE planned");
+            statement.execute("RESET plan_cache_mode");
+            return plan.toString();
+        }
+    }
+
+    private static String withoutComments(String sql) {
+        return sql.replaceAll("--[^\n]*", "");
+    }
+}
