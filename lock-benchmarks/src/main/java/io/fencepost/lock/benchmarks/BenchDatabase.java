@@ -64,6 +64,19 @@ public final class BenchDatabase implements AutoCloseable {
         return DriverManager.getConnection(settings.jdbcUrl(settings.database()), settings.pgUser(), null);
     }
 
+    /**
+     * Vacuums every table of the benchmark's database: each measurement starts on tables as autovacuum keeps them on a
+     * production server. Every lock cycle inserts and deletes (or updates) a row, so a lock table that nobody vacuums
+     * grows by hundreds of pages a second, and every statement then reads through dead rows; on a server whose
+     * autovacuum is off (as on the CI machine) the figures would depend on how many cycles ran before.
+     */
+    public void vacuum() throws SQLException {
+        try (Connection c = connect();
+                Statement statement = c.createStatement()) {
+            statement.execute("VACUUM");
+        }
+    }
+
     /** Server version and the settings that decide what a commit costs. */
     public Map<String, String> serverFacts() throws SQLException {
         Map<String, String> facts = new LinkedHashMap<>();
@@ -75,7 +88,8 @@ public final class BenchDatabase implements AutoCloseable {
             try (ResultSet rows = statement.executeQuery("""
                     SELECT name, setting, unit FROM pg_settings
                      WHERE name IN ('synchronous_commit', 'fsync', 'wal_sync_method', 'commit_delay',
-                                    'wal_writer_delay', 'shared_buffers', 'max_connections', 'wal_level')
+                                    'wal_writer_delay', 'shared_buffers', 'max_connections', 'wal_level',
+                                    'autovacuum')
                      ORDER BY name""")) {
                 while (rows.next()) {
                     String unit = rows.getString(3);

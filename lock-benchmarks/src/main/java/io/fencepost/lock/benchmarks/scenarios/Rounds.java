@@ -12,7 +12,8 @@ import java.util.function.Function;
 /**
  * Runs a measurement for every library in rounds: round 0 warms up (JIT, pools, prepared statements, caches) and is
  * discarded; each measured round runs every library once, starting with a different one each time, so that slow
- * drifts of a shared, noisy machine spread over all libraries rather than hit one.
+ * drifts of a shared, noisy machine spread over all libraries rather than hit one. Every measurement starts on freshly
+ * vacuumed tables ({@link io.fencepost.lock.benchmarks.BenchDatabase#vacuum}).
  */
 final class Rounds {
 
@@ -78,6 +79,7 @@ final class Rounds {
             List<K> order = new ArrayList<>(measured);
             Collections.rotate(order, -(round % Math.max(1, order.size())));
             for (K each : order) {
+                harness.database().vacuum();
                 R result = measure.run(each, round);
                 String which = round == 0 ? "warm-up" : "round " + round + "/" + rounds;
                 harness.log(scenario + " " + which + " " + name.apply(each) + ": " + show.apply(result));
