@@ -48,6 +48,7 @@ public final class ChildMain {
                 String[] words = line.trim().split(" ");
                 switch (words[0]) {
                     case "TIME" -> replies.println("@@TIME " + System.nanoTime());
+                    case "JIT" -> replies.println("@@JIT " + JitActivity.ownMillis());
                     case "OPEN" -> {
                         clients.computeIfAbsent(Library.byId(words[1]), l -> l.open(context));
                         replies.println("@@OPEN");

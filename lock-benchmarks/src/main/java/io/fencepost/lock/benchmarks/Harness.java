@@ -37,6 +37,8 @@ public final class Harness implements AutoCloseable {
 
     private final long started = System.nanoTime();
 
+    private final JitActivity jit = new JitActivity();
+
     public Harness(Settings settings, BenchDatabase database) throws IOException, InterruptedException {
         this.settings = settings;
         this.database = database;
@@ -97,6 +99,11 @@ public final class Harness implements AutoCloseable {
             }
         }
         return chosen;
+    }
+
+    /** The JIT compilers' work so far, in this JVM and in the second JVM of the scenario running. */
+    public JitActivity jit() {
+        return jit;
     }
 
     /** Progress on standard error, with the elapsed time. */

@@ -3,6 +3,7 @@ package io.fencepost.lock.benchmarks.report;
 import io.fencepost.lock.benchmarks.Results;
 import io.fencepost.lock.benchmarks.Settings;
 import io.fencepost.lock.benchmarks.clients.Library;
+import io.fencepost.lock.benchmarks.scenarios.Rounds;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -126,7 +127,8 @@ public final class Report {
         md.line("| | |");
         md.line("| --- | --- |");
         r.environment.forEach((k, v) -> md.line("| " + k + " | " + Markdown.cell(v) + " |"));
-        md.line("| run settings | after 1 warm-up round, " + settings.shortRounds() + " measured rounds of "
+        md.line("| run settings | after 1 to " + (settings.quick() ? 1 : Rounds.MAX_WARM_UPS) + " warm-up rounds, "
+                + settings.shortRounds() + " measured rounds of "
                 + Fmt.secs(settings.cycleWindow()) + " per library (uncontended) and of "
                 + Fmt.secs(settings.losingWindow())
                 + " (losing), " + settings.rounds() + " of " + Fmt.secs(settings.contendedWindow()) + " (contended), "
@@ -149,7 +151,12 @@ public final class Report {
         md.line("## Method");
         md.line();
         md.line("- **Rounds.** Each scenario runs a warm-up round (discarded), then measured rounds (see the run"
-                + " settings above). A round runs every library once, one after the other, starting with a different"
+                + " settings above). The warm-up is repeated, up to " + Rounds.MAX_WARM_UPS + " rounds, while the JIT"
+                + " compilers of the run's JVMs worked for more than 1/" + Rounds.JIT_SHARE_SETTLED + " of the time"
+                + " it measured, and every window of the scenarios that open clients per round (contended, nodes,"
+                + " hand-off phases) starts once the compilers are idle: a library with more code on its hot path"
+                + " reaches its steady state later, and on two cores a busy compiler takes a core from the"
+                + " measurement. A round runs every library once, one after the other, starting with a different"
                 + " library each round, so that the drifts of a shared two-core machine spread over all libraries."
                 + " Tables show the **median over rounds** (with the min–max range where useful).");
         md.line("- **Ratios and differences** between two libraries are the median of the per-round ratios (or"

@@ -1,12 +1,14 @@
 package io.fencepost.lock.benchmarks.scenarios;
 
 import io.fencepost.lock.benchmarks.Harness;
+import io.fencepost.lock.benchmarks.JitActivity;
 import io.fencepost.lock.benchmarks.clients.Library;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -46,6 +48,9 @@ final class ChildJvm implements AutoCloseable {
 
     private long clockCheckNanos;
 
+    /** Its compilation time counted in the harness's JIT activity, from the clock check until it is closed. */
+    private JitActivity.Watch watched = () -> {};
+
     ChildJvm(List<String> arguments) throws IOException {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         List<String> command = new ArrayList<>();
@@ -75,6 +80,7 @@ final class ChildJvm implements AutoCloseable {
         ChildJvm child = new ChildJvm(arguments(harness));
         try {
             child.clockCheckNanos = child.checkClock();
+            child.watched = harness.jit().watch(child::compilationMillis);
         } catch (IOException | RuntimeException e) {
             child.close();
             throw e;
@@ -169,6 +175,16 @@ final class ChildJvm implements AutoCloseable {
         return after - before;
     }
 
+    /** The second JVM's compilation time so far, in milliseconds. */
+    long compilationMillis() {
+        send("JIT");
+        try {
+            return Long.parseLong(expect("JIT"));
+        } catch (IOException e) {
+            throw new UncheckedIOException("asking the second JVM for its compilation time", e);
+        }
+    }
+
     /** Kills the second JVM with SIGKILL, as {@code kill -9} would: nothing in it runs any more. */
     void kill() {
         process.destroyForcibly();
@@ -190,6 +206,7 @@ final class ChildJvm implements AutoCloseable {
 
     @Override
     public void close() {
+        watched.close();
         if (!process.isAlive()) {
             return;
         }

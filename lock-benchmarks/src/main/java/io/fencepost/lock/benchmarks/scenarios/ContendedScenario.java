@@ -75,6 +75,7 @@ public final class ContendedScenario {
         String key = "bench:" + library.id() + ":contended";
         long window = settings.contendedWindow().toNanos();
         long cs = settings.criticalSection().toNanos();
+        harness.jit().awaitQuiet();
         return child.contend(
                 library,
                 key,

@@ -66,6 +66,7 @@ public final class HandOffPhasesScenario {
             }
             ConcurrentLinkedQueue<HandOffPhases.Section> sections = new ConcurrentLinkedQueue<>();
             AtomicReference<Throwable> failure = new AtomicReference<>();
+            harness.jit().awaitQuiet();
             long end = System.nanoTime() + window.toNanos();
             List<Thread> threads = new ArrayList<>();
             for (int node = 0; node < NODES; node++) {

@@ -85,6 +85,7 @@ public final class NodesScenario {
                 harness.context(),
                 Harness.POOL_NAME + "-node")) {
             child.expect("NODES");
+            harness.jit().awaitQuiet();
             return child.contend(
                     library,
                     key,
