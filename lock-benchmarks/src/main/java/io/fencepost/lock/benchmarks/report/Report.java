@@ -99,7 +99,7 @@ public final class Report {
                         + " free port, and skips that case where there is none.");
         md.line();
         md.line("```sh");
-        md.line(RUN_COMMAND + "            # build, then the full run (about 15 minutes); rewrites docs/benchmarks.md"
+        md.line(RUN_COMMAND + "            # build, then the full run (about 40 minutes); rewrites docs/benchmarks.md"
                 + " and docs/benchmarks.svg");
         md.line(RUN_COMMAND + " --quick    # smoke run (about 2 minutes), written to"
                 + " lock-benchmarks/target/benchmarks-quick.md");
