@@ -12,9 +12,10 @@ import java.util.function.Function;
 
 /**
  * Runs a measurement for every library in rounds: round 0 warms up (JIT, pools, prepared statements, caches) and is
- * discarded, and is repeated until the JIT has settled ({@link #JIT_SHARE_SETTLED}); each measured round runs every library once, starting with a different one each time, so that slow
- * drifts of a shared, noisy machine spread over all libraries rather than hit one. Every measurement starts on freshly
- * vacuumed tables ({@link io.fencepost.lock.benchmarks.BenchDatabase#vacuum}).
+ * discarded, and is repeated until the JIT has settled ({@link #JIT_SHARE_SETTLED}); each measured round runs every
+ * library once, starting with a different one each time, so that slow drifts of a shared, noisy machine spread over
+ * all libraries rather than hit one. Every measurement starts on freshly vacuumed tables
+ * ({@link io.fencepost.lock.benchmarks.BenchDatabase#vacuum}).
  */
 public final class Rounds {
 
@@ -30,8 +31,8 @@ public final class Rounds {
 
     /**
      * The warm-up is repeated while the JIT compilers of the run's JVMs worked for more than 1/{@value} of the time it
-     * measured ({@link Activity}): until then a library with more code on its hot path is measured before its steady state, and on two cores
-     * the compiler takes a core from the measurement.
+     * measured ({@link Activity}): until then a library with more code on its hot path is measured before its steady
+     * state, and on two cores the compiler takes a core from the measurement.
      */
     public static final int JIT_SHARE_SETTLED = 50;
 
@@ -86,8 +87,17 @@ public final class Rounds {
             Each<K, R> measure,
             Function<R, String> show)
             throws Exception {
+        Each<K, Void> once = (each, round) -> {
+            R result = measure.run(each, round);
+            String which = round == 0 ? "warm-up" : "round " + round + "/" + rounds;
+            harness.log(scenario + " " + which + " " + name.apply(each) + ": " + show.apply(result));
+            if (round > 0) {
+                series.add(each, result);
+            }
+            return null;
+        };
         for (int warmUp = 1; ; warmUp++) {
-            Activity activity = runRound(harness, scenario, 0, rounds, measured, name, series, measure, show);
+            Activity activity = runRound(harness, 0, measured, once);
             if (warmUp >= maxWarmUps(harness) || activity.settled()) {
                 break;
             }
@@ -95,7 +105,7 @@ public final class Rounds {
                     + " ms while it measured for " + activity.wallMillis() + " ms");
         }
         for (int round = 1; round <= rounds; round++) {
-            runRound(harness, scenario, round, rounds, measured, name, series, measure, show);
+            runRound(harness, round, measured, once);
         }
         return series;
     }
@@ -116,17 +126,8 @@ public final class Rounds {
         }
     }
 
-    /** Round 0 is a warm-up: measured and logged, never kept. */
-    private static <K, R, S extends KeyedSeries<K, R>> Activity runRound(
-            Harness harness,
-            String scenario,
-            int round,
-            int rounds,
-            List<K> measured,
-            Function<K, String> name,
-            S series,
-            Each<K, R> measure,
-            Function<R, String> show)
+    /** One round: {@code once} for each of {@code measured}, in this round's order, on freshly vacuumed tables. */
+    private static <K> Activity runRound(Harness harness, int round, List<K> measured, Each<K, Void> once)
             throws Exception {
         List<K> order = new ArrayList<>(measured);
         Collections.rotate(order, -(round % Math.max(1, order.size())));
@@ -136,14 +137,9 @@ public final class Rounds {
             harness.database().vacuum();
             long started = System.nanoTime();
             harness.jit().mark();
-            R result = measure.run(each, round);
+            once.run(each, round);
             compiled += harness.jit().sinceMark();
             wall += System.nanoTime() - started;
-            String which = round == 0 ? "warm-up" : "round " + round + "/" + rounds;
-            harness.log(scenario + " " + which + " " + name.apply(each) + ": " + show.apply(result));
-            if (round > 0) {
-                series.add(each, result);
-            }
         }
         return new Activity(compiled, TimeUnit.NANOSECONDS.toMillis(wall));
     }
