@@ -40,6 +40,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -216,6 +217,7 @@ class RenewalTest {
     }
 
     @Test
+    @Tag("full") // a scale test: 10,000 leases take a quarter of a minute to acquire
     void tenThousandLeasesAreRenewedByOneStatementPerTick() throws Exception {
         PGSimpleDataSource physical = new PGSimpleDataSource();
         physical.setURL(db.jdbcUrl());
