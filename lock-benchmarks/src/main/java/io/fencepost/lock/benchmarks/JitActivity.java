@@ -2,6 +2,7 @@ package io.fencepost.lock.benchmarks;
 
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -28,8 +29,18 @@ public final class JitActivity {
     /** The compilation time at the last {@link #mark} or {@link #awaitQuiet}. */
     private long marked;
 
-    /** This JVM's compilation time so far, in milliseconds (0 where the JVM does not report it). */
+    private static final CompilerThreads COMPILER_THREADS = CompilerThreads.ofThisJvm();
+
+    /**
+     * This JVM's compilers' work so far, in milliseconds: the CPU time of its compiler threads where Linux tells it
+     * ({@link CompilerThreads}, which grows while a compilation runs), else the JDK's total compilation time (which
+     * grows when one ends), else 0.
+     */
     public static long ownMillis() {
+        OptionalLong cpu = COMPILER_THREADS.cpuMillis();
+        if (cpu.isPresent()) {
+            return cpu.getAsLong();
+        }
         return OWN != null && OWN.isCompilationTimeMonitoringSupported() ? OWN.getTotalCompilationTime() : 0;
     }
 
