@@ -33,7 +33,10 @@ final class CompilerThreads {
         return new CompilerThreads(Path.of("/proc/self/task"));
     }
 
-    /** Milliseconds of CPU the compiler threads have used so far, or empty where {@code /proc} is not there. */
+    /**
+     * Milliseconds of CPU the compiler threads have used so far; empty where {@code /proc} is not there or shows no
+     * thread named as HotSpot names its compilers (another JVM), so that the caller falls back to the JDK's figure.
+     */
     synchronized OptionalLong cpuMillis() {
         if (!Files.isDirectory(tasks)) {
             return OptionalLong.empty();
@@ -61,6 +64,9 @@ final class CompilerThreads {
                 ticksByThread.merge(thread.getFileName().toString(), ticks, Math::max);
             }
         } catch (IOException e) {
+            return OptionalLong.empty();
+        }
+        if (ticksByThread.isEmpty()) {
             return OptionalLong.empty();
         }
         long ticks = ticksByThread.values().stream().mapToLong(Long::longValue).sum();

@@ -30,6 +30,14 @@ class CompilerThreadsTest {
     }
 
     @Test
+    void aJvmWhoseCompilersAreNamedOtherwiseIsLeftToTheJdksFigure() throws Exception {
+        thread("21", "JVMCI CompilerT", 50, 5);
+        thread("22", "main", 300, 10);
+
+        assertThat(new CompilerThreads(tasks).cpuMillis()).isEmpty();
+    }
+
+    @Test
     void thisJvmsCompilersHaveWorkedAndTheirTimeNeverGoesBack() {
         CompilerThreads compilers = CompilerThreads.ofThisJvm();
         if (compilers.cpuMillis().isEmpty()) {
