@@ -3,6 +3,7 @@ package io.fencepost.lock.benchmarks.report;
 import io.fencepost.lock.benchmarks.Results;
 import io.fencepost.lock.benchmarks.Settings;
 import io.fencepost.lock.benchmarks.clients.Library;
+import io.fencepost.lock.benchmarks.scenarios.NodesScenario;
 import io.fencepost.lock.benchmarks.scenarios.Rounds;
 import java.util.List;
 import java.util.Map;
@@ -155,7 +156,10 @@ public final class Report {
                 + " compilers of the run's JVMs worked for more than 1/" + Rounds.JIT_SHARE_SETTLED + " of the time"
                 + " it measured (their threads' CPU time, which grows while a compilation runs, on Linux), and every"
                 + " window of the scenarios that open clients per round (contended, nodes, hand-off phases) starts"
-                + " once the compilers have been idle for 150 ms: a library with more code on its hot path"
+                + " once the compilers have been idle for 150 ms; the nodes scenario's warm-up windows are "
+                + NodesScenario.WARM_UP_WINDOWS + " times as long as its measured ones, since each node acquires"
+                + " only a few hundred times a second and its hot path reaches the JIT's top tier that late: a"
+                + " library with more code on its hot path"
                 + " reaches its steady state later, and on two cores a busy compiler takes a core from the"
                 + " measurement. A round runs every library once, one after the other, starting with a different"
                 + " library each round, so that the drifts of a shared two-core machine spread over all libraries."

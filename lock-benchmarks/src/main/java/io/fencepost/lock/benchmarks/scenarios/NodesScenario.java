@@ -24,6 +24,13 @@ public final class NodesScenario {
     /** Per node count, either its measurements or why it was not measured. */
     public record Outcome(Map<Integer, Series<ContendedResult>> byNodes, Map<Integer, String> skipped) {}
 
+    /**
+     * A warm-up window is this many measured windows long. Each node makes only a few hundred acquisitions a second,
+     * so a library's hot path reaches the JIT's top tier only after tens of seconds; with warm-ups as long as a
+     * window, that compilation ran inside the measured rounds and took a core of two from the library it measured.
+     */
+    public static final int WARM_UP_WINDOWS = 5;
+
     private final Harness harness;
 
     public NodesScenario(Harness harness) {
@@ -63,17 +70,17 @@ public final class NodesScenario {
                                 harness,
                                 "nodes/" + nodes + "-nodes",
                                 libraries,
-                                (library, round) -> measure(child, library, nodes),
+                                (library, round) -> measure(child, library, nodes, round),
                                 ContendedResult::show));
             }
         }
         return new Outcome(byNodes, skipped);
     }
 
-    private ContendedResult measure(ChildJvm child, Library library, int nodes) throws Exception {
+    private ContendedResult measure(ChildJvm child, Library library, int nodes, int round) throws Exception {
         Settings settings = harness.settings();
         String key = "bench:" + library.id() + ":nodes-" + nodes;
-        long window = settings.nodesWindow().toNanos();
+        long window = settings.nodesWindow().toNanos() * (round == 0 ? WARM_UP_WINDOWS : 1);
         long cs = settings.criticalSection().toNanos();
         int half = nodes / 2;
         child.send("NODES " + library.id() + " " + half);
