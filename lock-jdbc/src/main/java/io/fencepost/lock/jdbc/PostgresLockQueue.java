@@ -50,21 +50,28 @@ final class PostgresLockQueue implements LockQueue {
             """;
 
     /**
-     * {@link PostgresStatements#RELEASE_UNCONTENDED} on the session that holds the key's place in the server's lock queue
-     * (this queue), which it leaves in the same statement, after the delete: the next waiter in the queue
-     * wakes at once, and its acquire waits for this transaction on the deleted row, so it finds the key free. No row
-     * when the lease was not ours or is marked as waited for; the place is left either way.
+     * {@link PostgresStatements#RELEASE_UNCONTENDED} on the session that holds the key's place in the server's lock
+     * queue (this queue), which it leaves in the same transaction: three statements sent at once, which the server
+     * runs in order as one transaction (they share one Sync). First our row is locked, then the place is left, then
+     * the row is deleted and the transaction commits asynchronously. The next waiter in the queue wakes as soon as the
+     * place is left, so its wake-up and its way back to the server run while the delete and the commit do, and its
+     * attempt, which needs the row, waits for this transaction and finds the key free. Left before the row was locked,
+     * a waiter that came back quickly would find the lease still live and wait on as a registered waiter; left after
+     * the delete, it would wake only once the delete was done. The last statement answers one row: no lease found when
+     * the lease was not ours or is marked as waited for; the place is left either way.
      */
     static final String RELEASE_AND_LEAVE_SQL = """
+            SELECT set_config('synchronous_commit', 'off', true)
+              FROM {table} AS l
+             WHERE l.lock_key = :key AND l.owner_token = :owner::uuid AND NOT l.contended
+               FOR UPDATE;
+            SELECT pg_advisory_unlock({queue_class_id}, hashtext(:key));
             WITH released AS (
                 DELETE FROM {table} AS l
-                 USING (SELECT set_config('synchronous_commit', 'off', true)) AS g
                  WHERE l.lock_key = :key AND l.owner_token = :owner::uuid AND NOT l.contended
                 RETURNING l.expires_at > clock_timestamp() AS was_live
             )
-            -- one row; the join reads the delete's outcome before the row's columns unlock
-            SELECT r.was_live IS NOT NULL AS found, r.was_live,
-                   pg_advisory_unlock({queue_class_id}, hashtext(:key)) AS left_queue
+            SELECT r.was_live IS NOT NULL AS found, r.was_live
               FROM (SELECT 1) AS one LEFT JOIN released AS r ON true
             """;
 
@@ -273,16 +280,7 @@ final class PostgresLockQueue implements LockQueue {
             Optional<Boolean> released;
             List<String> secrets = StoreFailures.secretsOf(request.ownerToken());
             try {
-                released = StatementRunner.query(
-                        connection,
-                        statements.releaseAndLeaveQueue,
-                        c -> Map.of("key", key, "owner", OwnerTokens.toUuid(request.ownerToken())),
-                        rows -> {
-                            rows.next();
-                            return rows.getBoolean("found")
-                                    ? Optional.of(rows.getBoolean("was_live"))
-                                    : Optional.<Boolean>empty();
-                        });
+                released = releaseAndLeave(connection, OwnerTokens.toUuid(request.ownerToken()));
                 restoreAndClose(connection, networkTimeout);
             } catch (SQLException e) {
                 abort(connection);
@@ -293,6 +291,23 @@ final class PostgresLockQueue implements LockQueue {
             // No row: not ours any more, or marked as waited for by a registered waiter, whom the store's own
             // release hands the lease (the place is left already; its next waiter finds the key busy and waits).
             return released.orElseGet(() -> storeRelease.test(request));
+        }
+
+        /** Runs {@link #RELEASE_AND_LEAVE_SQL}: whether the lease was live, or empty when it was not ours to end. */
+        private Optional<Boolean> releaseAndLeave(Connection connection, Object owner) throws SQLException {
+            NamedStatement named = statements.releaseAndLeaveQueue;
+            try (PreparedStatement statement = connection.prepareStatement(named.jdbcSql())) {
+                named.bind(statement, Map.of("key", key, "owner", owner));
+                statement.execute(); // the row lock's result, then the unlock's, then the delete's
+                statement.getMoreResults();
+                if (!statement.getMoreResults()) {
+                    throw new SQLException("the release of a place answered no row", "XX000");
+                }
+                try (ResultSet row = statement.getResultSet()) {
+                    row.next();
+                    return row.getBoolean("found") ? Optional.of(row.getBoolean("was_live")) : Optional.empty();
+                }
+            }
         }
 
         @Override

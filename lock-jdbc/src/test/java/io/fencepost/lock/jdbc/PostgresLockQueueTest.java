@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fencepost.lock.jdbc.test.PostgresTestDatabase;
+import io.fencepost.lock.spi.AcquireRequest;
+import io.fencepost.lock.spi.AcquireResult;
 import io.fencepost.lock.spi.LockQueue;
+import io.fencepost.lock.spi.ReleaseRequest;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -13,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -27,7 +32,15 @@ class PostgresLockQueueTest {
     @RegisterExtension
     static final PostgresTestDatabase db = new PostgresTestDatabase();
 
+    /** Hand-offs in the test of woken waiters: a race that each one could lose shows in a few hundred. */
+    private static final int HAND_OFFS = 300;
+
     private final ExecutorService threads = Executors.newCachedThreadPool();
+
+    @BeforeAll
+    static void createSchema() {
+        new SchemaInitializer(db.dataSource(), "distributed_lock").create();
+    }
 
     @AfterEach
     void stopThreads() {
@@ -110,6 +123,58 @@ class PostgresLockQueueTest {
 
         assertThat(next.get(10, TimeUnit.SECONDS)).isPresent().get().satisfies(LockQueue.Place::leave);
         head.leave(); // its session is gone: leaving discards the connection and never fails
+    }
+
+    /**
+     * A release at the head of the queue leaves its place before it deletes its row, so that the next waiter's wake-up
+     * runs beside the delete; the row lock it takes first makes that waiter's attempt wait for the delete instead of
+     * finding the lease still live, which would send it the slow way (registered, woken by a message). So every woken
+     * waiter is granted by its first attempt, however fast it comes back.
+     */
+    @Test
+    void aWaiterWokenByAReleaseIsGrantedByItsFirstAttempt() throws Exception {
+        String key = key();
+        Duration lease = Duration.ofSeconds(30);
+        try (PostgresLeaseStore first = store();
+                PostgresLeaseStore second = store()) {
+            String owner = UUID.randomUUID().toString();
+            LockQueue.Place place = first.enter(key, Duration.ofSeconds(1)).orElseThrow();
+            assertThat(first.acquire(new AcquireRequest(key, owner, "first", lease, true)))
+                    .isInstanceOf(AcquireResult.Granted.class);
+            PostgresLeaseStore waiter = second;
+            for (int handOff = 1; handOff <= HAND_OFFS; handOff++) {
+                String next = UUID.randomUUID().toString();
+                PostgresLeaseStore store = waiter;
+                CompletableFuture<Map.Entry<LockQueue.Place, AcquireResult>> woken = CompletableFuture.supplyAsync(
+                        () -> {
+                            LockQueue.Place own =
+                                    store.enter(key, Duration.ofSeconds(5)).orElseThrow();
+                            // on the thread that took the place: the attempt runs on its session, as the engine's does
+                            return Map.entry(own, store.acquire(new AcquireRequest(key, next, "next", lease, true)));
+                        },
+                        threads);
+                await().atMost(Duration.ofSeconds(10))
+                        .pollInterval(Duration.ofMillis(2))
+                        .until(() -> waitingInTheServer() == 1);
+
+                assertThat(place.releaseAndLeave(ReleaseRequest.now(key, owner)))
+                        .isTrue();
+
+                Map.Entry<LockQueue.Place, AcquireResult> got = woken.get(10, TimeUnit.SECONDS);
+                assertThat(got.getValue())
+                        .as("the first attempt of the waiter woken by hand-off %d", handOff)
+                        .isInstanceOf(AcquireResult.Granted.class);
+                place = got.getKey();
+                owner = next;
+                waiter = waiter == second ? first : second;
+            }
+            assertThat(place.releaseAndLeave(ReleaseRequest.now(key, owner))).isTrue();
+        }
+        assertThat(advisoryLocksHeld()).isZero();
+    }
+
+    private static PostgresLeaseStore store() {
+        return new PostgresLeaseStore(db.dataSource(), "distributed_lock", Duration.ofSeconds(5));
     }
 
     private static long waitingInTheServer() {
