@@ -96,6 +96,14 @@ final class PgFrontendCounter {
      * {@code WITH…INSERT} or {@code WITH…UPDATE+INSERT}.
      */
     static String kind(String sql) {
+        // several statements sent at once (none of those measured has a semicolon inside a literal): each one's kind
+        String[] statements = sql.strip().split(";");
+        if (statements.length > 1) {
+            return java.util.Arrays.stream(statements)
+                    .filter(each -> !each.isBlank())
+                    .map(PgFrontendCounter::kind)
+                    .collect(java.util.stream.Collectors.joining("; "));
+        }
         Matcher comments = LEADING_COMMENTS.matcher(sql);
         String body = comments.lookingAt() ? sql.substring(comments.end()) : sql;
         String upper = body.toUpperCase(Locale.ROOT);
@@ -113,6 +121,9 @@ final class PgFrontendCounter {
             if (!verbs.isEmpty()) {
                 return "WITH…" + String.join("+", verbs);
             }
+        }
+        if (keyword.equals("SELECT") && upper.stripTrailing().endsWith("FOR UPDATE")) {
+            return "SELECT…FOR UPDATE";
         }
         if (keyword.equals("SELECT") && upper.contains("ADVISORY")) {
             int open = upper.indexOf("PG_");
