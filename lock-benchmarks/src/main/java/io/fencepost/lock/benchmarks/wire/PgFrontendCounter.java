@@ -96,8 +96,9 @@ final class PgFrontendCounter {
      * {@code WITH…INSERT} or {@code WITH…UPDATE+INSERT}.
      */
     static String kind(String sql) {
-        // several statements sent at once (none of those measured has a semicolon inside a literal): each one's kind
-        String[] statements = sql.strip().split(";");
+        // several statements sent at once (none of those measured has a semicolon inside a literal, but comments do):
+        // each one's kind
+        String[] statements = sql.replaceAll("--[^\n]*", "").strip().split(";");
         if (statements.length > 1) {
             return java.util.Arrays.stream(statements)
                     .filter(each -> !each.isBlank())

@@ -13,6 +13,11 @@ class PgFrontendCounterTest {
                 .isEqualTo("WITH…DELETE");
         assertThat(PgFrontendCounter.kind("SELECT pg_advisory_lock(1, hashtext(?))"))
                 .isEqualTo("SELECT pg_advisory_lock");
+        assertThat(PgFrontendCounter.kind("""
+                        INSERT INTO t (k) VALUES (?)
+                        -- a comment; with a semicolon
+                        ON CONFLICT (k) DO NOTHING
+                        """)).isEqualTo("INSERT");
     }
 
     @Test
