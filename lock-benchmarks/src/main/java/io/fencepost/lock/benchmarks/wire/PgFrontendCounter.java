@@ -1,15 +1,12 @@
 package io.fencepost.lock.benchmarks.wire;
 
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 /**
  * Reads what a PostgreSQL client sends (frontend protocol v3) and counts each statement it asks the server to run:
@@ -24,9 +21,6 @@ final class PgFrontendCounter {
     private static final Pattern LEADING_COMMENTS = Pattern.compile("^(\\s|--[^\\n]*\\n|/\\*.*?\\*/)*", Pattern.DOTALL);
 
     /** A data-changing verb; not the {@code UPDATE} of a {@code FOR UPDATE} row lock. */
-    /** Each statement text's kind, worked out once. */
-    private static final Map<String, String> KINDS = new ConcurrentHashMap<>();
-
     private static final Pattern DML = Pattern.compile("(?<!FOR )\\b(INSERT|UPDATE|DELETE)\\b");
 
     private final WireCounter counter;
@@ -102,19 +96,14 @@ final class PgFrontendCounter {
      * {@code WITH…INSERT} or {@code WITH…UPDATE+INSERT}.
      */
     static String kind(String sql) {
-        // once per statement text: the timed statements ask on every prepare, inside the measured hand-offs
-        return KINDS.computeIfAbsent(sql, PgFrontendCounter::kindOf);
-    }
-
-    private static String kindOf(String sql) {
         // several statements sent at once (none of those measured has a semicolon inside a literal, but comments do):
         // each one's kind
         String[] statements = sql.replaceAll("--[^\n]*", "").strip().split(";");
         if (statements.length > 1) {
-            return Arrays.stream(statements)
+            return java.util.Arrays.stream(statements)
                     .filter(each -> !each.isBlank())
-                    .map(PgFrontendCounter::kindOf)
-                    .collect(Collectors.joining("; "));
+                    .map(PgFrontendCounter::kind)
+                    .collect(java.util.stream.Collectors.joining("; "));
         }
         Matcher comments = LEADING_COMMENTS.matcher(sql);
         String body = comments.lookingAt() ? sql.substring(comments.end()) : sql;
